@@ -1,0 +1,72 @@
+// Package server is the gRPC facade of glovebox-agent: each service validates its requests completely,
+// calls a backend (screen, windows, input, clipboard) through a small interface owned here, and returns
+// errors as errdefs classes that one interceptor turns into gRPC status with google.rpc.ErrorInfo.
+package server
+
+import (
+	"log/slog"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"google.golang.org/grpc"
+)
+
+// ProtocolVersion is the API package the agent serves.
+const ProtocolVersion = "glovebox.agent.v1"
+
+// Capability is the state of one backend as GetInfo reports it.
+type Capability struct {
+	State  agentv1.CapabilityState
+	Reason string
+}
+
+// Available is the capability of a backend that works.
+var Available = Capability{State: agentv1.CapabilityState_CAPABILITY_STATE_AVAILABLE}
+
+// Unavailable returns the capability of a backend that cannot be used, with the reason.
+func Unavailable(reason string) Capability {
+	return Capability{State: agentv1.CapabilityState_CAPABILITY_STATE_UNAVAILABLE, Reason: reason}
+}
+
+// Backends are the desktop systems the agent drives. A nil backend is reported as unavailable and its RPCs
+// fail with CAPABILITY_UNAVAILABLE.
+type Backends struct {
+	Screen    Screen
+	Windows   Windows
+	Input     Input
+	Clipboard Clipboard
+}
+
+// Options configures the services.
+type Options struct {
+	// Version is the agent build version reported by GetInfo.
+	Version string
+	// XDisplay is the X display name reported by GetInfo.
+	XDisplay string
+	// Generation is the guest generation this agent process runs in.
+	Generation uint64
+	Logger     *slog.Logger
+}
+
+// Services holds the agent's gRPC services.
+type Services struct {
+	opts Options
+	b    Backends
+	log  *slog.Logger
+}
+
+// New returns the services over the given backends.
+func New(opts Options, b Backends) *Services {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Services{opts: opts, b: b, log: log}
+}
+
+// Register registers every agent service on s.
+func (s *Services) Register(g *grpc.Server) {
+	agentv1.RegisterAgentServiceServer(g, &agentService{s: s})
+	agentv1.RegisterObserveServiceServer(g, newObserveService(s))
+	agentv1.RegisterActServiceServer(g, newActService(s))
+	agentv1.RegisterClipboardServiceServer(g, newClipboardService(s))
+}
