@@ -70,3 +70,15 @@ func (s *Services) Register(g *grpc.Server) {
 	agentv1.RegisterActServiceServer(g, newActService(s))
 	agentv1.RegisterClipboardServiceServer(g, newClipboardService(s))
 }
+
+// ServerOptions returns the grpc.ServerOptions every agent server uses: interceptors that log one line per
+// RPC and turn errdefs classes into status with ErrorInfo, and the message size limits.
+func (s *Services) ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(MaxMessageBytes),
+		grpc.MaxSendMsgSize(MaxMessageBytes),
+	}
+}
+
+// MaxMessageBytes bounds every message: a 16 MiB clipboard text plus framing, or an 8K PNG screenshot.
+const MaxMessageBytes = 32 << 20
