@@ -1,0 +1,28 @@
+# Glovebox. `make run` runs the agent on a local desktop; `make test` runs every check and test.
+SHELL := /bin/bash
+export PATH := $(CURDIR)/bin:$(PATH)
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: deps build run test proto bench clean
+
+deps: ## Install missing Debian packages and the pinned Go tools into ./bin.
+	scripts/install-deps.sh
+
+build: ## Build glovebox-agent into ./bin.
+	go build -ldflags "-X main.version=$(VERSION)" -o bin/glovebox-agent ./guest/cmd/glovebox-agent
+
+run: deps build ## Run the agent on this desktop ($$DISPLAY), or on a fresh Xvfb desktop when there is none.
+	scripts/run-local.sh
+
+test: deps ## Every check and test (set GLOVEBOX_REQUIRE_ALL=1 to fail instead of skip when a component is missing).
+	scripts/test.sh
+
+proto: deps ## Format the .proto files and regenerate the Go code.
+	buf format -w
+	buf generate
+
+bench: deps ## Side-by-side benchmarks against the peer tools, with ratios.
+	bench/run.sh
+
+clean:
+	rm -rf bin

@@ -1,0 +1,10 @@
+# Pinned tool versions, sourced by the Makefile's scripts and .ci/run. Change them here only.
+BUF_VERSION=v1.75.0
+PROTOC_GEN_GO_VERSION=v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION=v1.6.2
+GRPCURL_VERSION=v1.9.4
+
+# Debian packages the tests and the local desktop need.
+DEBIAN_PACKAGES="xvfb openbox xdotool xclip xinput scrot imagemagick x11-utils x11-xserver-utils x11-apps
+  gtk-3-examples python3-gi gir1.2-gtk-3.0 zenity dbus-x11 at-spi2-core xterm libjpeg62-turbo-dev libx11-dev
+  x11proto-dev fonts-noto-cjk fonts-noto-color-emoji xfonts-base git make gcc"
