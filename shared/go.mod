@@ -3,7 +3,9 @@ module glovebox.dev/shared
 go 1.26.8
 
 require (
+	github.com/google/go-cmp v0.7.0
 	glovebox.dev/proto v0.0.0
+	go.uber.org/goleak v1.3.0
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12

@@ -1,8 +1,8 @@
 package validate
 
 import (
-	"glovebox.dev/shared/errdefs"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
 )
 
 // ActRequest checks every field of r and returns a *errdefs.BadRequest naming each bad one, or nil.

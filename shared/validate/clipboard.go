@@ -1,8 +1,8 @@
 package validate
 
 import (
-	"glovebox.dev/shared/errdefs"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
 )
 
 // ReadClipboard checks r and returns a *errdefs.BadRequest naming each bad field, or nil.
