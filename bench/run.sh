@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Side-by-side benchmarks: Glovebox through gRPC and the peer tool (scrot, xdotool, xclip) in one run, on the
+# same 1280x800 Xvfb desktop, then the ratio peer/glovebox for each pair. Sub-benchmarks are named
+# <Name>/glovebox-<case> and <Name>/<peer>-<case>; the pair shares <Name> and <case>.
+# Usage: bench/run.sh [go test -bench regexp] (default: all). BENCHTIME overrides -benchtime (default 2s).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/bin:$PATH"
+out_dir=bench/out; mkdir -p "$out_dir"
+out="$out_dir/bench-$(date +%Y%m%d-%H%M%S).txt"
+go test -run '^$' -bench "${1:-.}" -benchtime "${BENCHTIME:-2s}" -count 1 -timeout 30m \
+  ./guest/internal/server/ ./guest/internal/encode/ ./guest/internal/x11/... 2>&1 | tee "$out"
+
+echo
+echo "== ratios (peer time / glovebox time; higher is better for glovebox)"
+awk '
+  /^Benchmark/ {
+    name=$1; sub(/-[0-9]+$/, "", name)              # strip GOMAXPROCS suffix
+    ns=""; p50=""
+    for (i=2; i<=NF; i++) { if ($(i+1)=="ns/op") ns=$i; if ($(i+1)=="p50-ms") p50=$i }
+    if (ns=="") next
+    n=split(name, parts, "/"); if (n<2) next
+    sub_=parts[n]; base=substr(name, 1, length(name)-length(sub_)-1)
+    dash=index(sub_, "-"); if (dash==0) next
+    who=substr(sub_, 1, dash-1); cse=substr(sub_, dash+1)
+    key=base "/" cse
+    if (who=="glovebox") { ours[key]=ns; ourp50[key]=p50 } else { peer[key]=ns; peername[key]=who }
+  }
+  END {
+    for (k in ours) if (k in peer) {
+      printf "%-40s glovebox %9.3f ms  %-8s %9.3f ms  ratio %6.1fx%s\n", k, ours[k]/1e6, peername[k], peer[k]/1e6, peer[k]/ours[k], (ourp50[k]!="" ? "  (glovebox p50 " ourp50[k] " ms)" : "")
+    }
+    for (k in ours) if (!(k in peer)) printf "%-40s glovebox %9.3f ms%s\n", k, ours[k]/1e6, (ourp50[k]!="" ? "  (p50 " ourp50[k] " ms)" : "")
+  }' "$out" | sort
+echo "(raw output: $out)"
