@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errgrpc"
 	"google.golang.org/grpc"
 )
 
@@ -75,6 +76,9 @@ func (s *Services) Register(g *grpc.Server) {
 // RPC and turn errdefs classes into status with ErrorInfo, and the message size limits.
 func (s *Services) ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
+		// Logging sees the final status, so it runs outside the errdefs -> status translation.
+		grpc.ChainUnaryInterceptor(logUnary(s.log), errgrpc.UnaryServerInterceptor()),
+		grpc.ChainStreamInterceptor(logStream(s.log), errgrpc.StreamServerInterceptor()),
 		grpc.MaxRecvMsgSize(MaxMessageBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),
 	}

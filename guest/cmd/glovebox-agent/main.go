@@ -1,0 +1,70 @@
+// Command glovebox-agent runs inside a guest as the desktop user and serves the glovebox.agent.v1 gRPC
+// services (agent info, observe, act, clipboard) for the X display it drives.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "glovebox-agent:", err)
+		os.Exit(2)
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg, log); err != nil {
+		log.Error("agent stopped", "error", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string) (Config, error) {
+	var cfg Config
+	fs := flag.NewFlagSet("glovebox-agent", flag.ContinueOnError)
+	fs.Func("listen", "endpoint to serve on: vsock://CID:PORT, unix:///path, tcp://host:port (repeatable; default vsock://:"+
+		strconv.Itoa(DefaultVsockPort)+")", func(s string) error {
+		cfg.Listen = append(cfg.Listen, s)
+		return nil
+	})
+	fs.Func("allow-cid", "vsock CID allowed to connect (repeatable; default only the host, 2)", func(s string) error {
+		n, err := strconv.ParseUint(s, 10, 32)
+		if err != nil {
+			return fmt.Errorf("allow-cid %q: %w", s, err)
+		}
+		cfg.AllowCIDs = append(cfg.AllowCIDs, uint32(n))
+		return nil
+	})
+	fs.BoolVar(&cfg.AllowNonLoopbackTCP, "allow-non-loopback-tcp", false, "let tcp:// endpoints listen beyond loopback (the agent has no authentication)")
+	fs.StringVar(&cfg.Display, "display", os.Getenv("DISPLAY"), "X display to drive")
+	level := fs.String("log-level", "info", "minimum log level: debug, info, warn, error")
+	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", DefaultShutdownGrace, "how long in-flight RPCs may finish on shutdown")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if *showVersion {
+		fmt.Println(version)
+		os.Exit(0)
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
+		return cfg, fmt.Errorf("log-level: %w", err)
+	}
+	return cfg, cfg.Validate()
+}
