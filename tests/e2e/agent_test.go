@@ -1,0 +1,249 @@
+// Package e2e tests the real glovebox-agent binary on a real Xvfb desktop, over its real transports, checking
+// effects through programs the agent does not control (zenity, xclip, xinput, grpcurl).
+package e2e
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
+	"glovebox.dev/shared/testenv"
+	"glovebox.dev/shared/testenv/desktop"
+	"glovebox.dev/tests/internal/agenttest"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+func ctxT(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestServesUnixAndTCP checks both transports answer GetInfo with the desktop backends available, and that
+// the unix socket is private to its user.
+func TestServesUnixAndTCP(t *testing.T) {
+	a := agenttest.Start(t, agenttest.Options{})
+	st, err := os.Stat(a.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Mode().Perm(); got != 0o600 {
+		t.Errorf("unix socket mode = %o, want 600", got)
+	}
+	for name, conn := range map[string]*grpc.ClientConn{"unix": a.DialUnix(t), "tcp": a.DialTCP(t)} {
+		info, err := agentv1.NewAgentServiceClient(conn).GetInfo(ctxT(t, 10*time.Second), &agentv1.GetInfoRequest{})
+		if err != nil {
+			t.Fatalf("%s: GetInfo: %v", name, err)
+		}
+		if info.GetProtocolVersion() != "glovebox.agent.v1" || info.GetXDisplay() != a.Desktop.Display || info.GetGeneration() == 0 {
+			t.Errorf("%s: GetInfo = %v", name, info)
+		}
+		got := map[agentv1.Backend]agentv1.CapabilityState{}
+		for _, c := range info.GetCapabilities() {
+			got[c.GetBackend()] = c.GetState()
+			if c.GetState() != agentv1.CapabilityState_CAPABILITY_STATE_AVAILABLE && c.GetReason() == "" {
+				t.Errorf("%s: %v is %v without a reason", name, c.GetBackend(), c.GetState())
+			}
+		}
+		want := map[agentv1.Backend]agentv1.CapabilityState{
+			agentv1.Backend_BACKEND_SCREEN:        agentv1.CapabilityState_CAPABILITY_STATE_AVAILABLE,
+			agentv1.Backend_BACKEND_INPUT:         agentv1.CapabilityState_CAPABILITY_STATE_AVAILABLE,
+			agentv1.Backend_BACKEND_CLIPBOARD:     agentv1.CapabilityState_CAPABILITY_STATE_AVAILABLE,
+			agentv1.Backend_BACKEND_ACCESSIBILITY: agentv1.CapabilityState_CAPABILITY_STATE_UNAVAILABLE,
+			agentv1.Backend_BACKEND_BROWSER:       agentv1.CapabilityState_CAPABILITY_STATE_UNAVAILABLE,
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: capabilities (-want +got):\n%s", name, diff)
+		}
+		if len(info.GetDisplays()) == 0 || info.GetDisplays()[0].GetBounds().GetWidth() != int32(a.Desktop.Width) {
+			t.Errorf("%s: displays = %v, want one %dx%d", name, info.GetDisplays(), a.Desktop.Width, a.Desktop.Height)
+		}
+	}
+}
+
+// TestGRPCurl uses grpcurl with no .proto files: reflection lists the services and health answers.
+func TestGRPCurl(t *testing.T) {
+	testenv.NeedCommands(t, "grpcurl")
+	a := agenttest.Start(t, agenttest.Options{})
+	out, err := exec.Command("grpcurl", "-plaintext", a.TCPAddr, "list").CombinedOutput()
+	if err != nil {
+		t.Fatalf("grpcurl list: %v\n%s", err, out)
+	}
+	for _, svc := range []string{"glovebox.agent.v1.AgentService", "glovebox.agent.v1.ObserveService",
+		"glovebox.agent.v1.ActService", "glovebox.agent.v1.ClipboardService", "grpc.health.v1.Health"} {
+		if !strings.Contains(string(out), svc) {
+			t.Errorf("grpcurl list lacks %s:\n%s", svc, out)
+		}
+	}
+	out, err = exec.Command("grpcurl", "-unix", "-plaintext", a.Socket, "grpc.health.v1.Health/Check").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "SERVING") {
+		t.Errorf("grpcurl health over unix: %v\n%s", err, out)
+	}
+	out, err = exec.Command("grpcurl", "-plaintext", "-d", `{"owner":"t","click":{"count":7}}`, a.TCPAddr,
+		"glovebox.agent.v1.ActService/Act").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "action.click.count") {
+		t.Errorf("grpcurl bad click: err=%v, want an error naming action.click.count:\n%s", err, out)
+	}
+}
+
+// TestTypeAndClipboardThroughBinary drives a real zenity entry and the clipboard through the binary, checking
+// zenity's own output and xclip.
+func TestTypeAndClipboardThroughBinary(t *testing.T) {
+	testenv.NeedCommands(t, "zenity", "xclip")
+	a := agenttest.Start(t, agenttest.Options{})
+	conn := a.DialUnix(t)
+	act := agentv1.NewActServiceClient(conn)
+
+	var out strings.Builder
+	z := a.Desktop.Command("zenity", "--entry", "--title", "e2e-entry")
+	z.Stdout = &out
+	a.Desktop.StartProgram(t, z)
+	win := a.Desktop.WaitWindow(t, "e2e-entry", 15*time.Second)
+
+	text := "Grüße 日本語 😀 ok"
+	for _, req := range []*agentv1.ActRequest{
+		{Owner: "e2e", Target: &agentv1.Target{Kind: &agentv1.Target_Window{Window: &agentv1.WindowTarget{WindowId: win}}},
+			Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: text}}},
+		{Owner: "e2e", Action: &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: "Return"}}},
+	} {
+		if _, err := act.Act(ctxT(t, 20*time.Second), req); err != nil {
+			t.Fatalf("Act %v: %v", req.GetAction(), err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- z.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("zenity did not exit after Return")
+	}
+	if got := strings.TrimSuffix(out.String(), "\n"); got != text {
+		t.Errorf("zenity read %q, want %q", got, text)
+	}
+
+	clip := agentv1.NewClipboardServiceClient(conn)
+	if _, err := clip.WriteClipboard(ctxT(t, 10*time.Second), &agentv1.WriteClipboardRequest{Owner: "e2e", Text: "from agent ✓"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.Desktop.Command("xclip", "-o", "-selection", "clipboard").Output()
+	if err != nil || string(got) != "from agent ✓" {
+		t.Errorf("xclip -o = %q, %v; want %q", got, err, "from agent ✓")
+	}
+}
+
+// TestShutdownReleasesHeldKeys holds shift for an owner, stops the agent with SIGTERM, and checks on the X
+// server (xinput, not the agent) that no key stays down.
+func TestShutdownReleasesHeldKeys(t *testing.T) {
+	testenv.NeedCommands(t, "xinput")
+	a := agenttest.Start(t, agenttest.Options{})
+	act := agentv1.NewActServiceClient(a.DialUnix(t))
+	if _, err := act.Act(ctxT(t, 10*time.Second), &agentv1.ActRequest{Owner: "holder",
+		Action: &agentv1.ActRequest_KeyDown{KeyDown: &agentv1.KeyDown{Combo: "shift+a"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if down := keysDown(t, a.Desktop); len(down) != 2 {
+		t.Fatalf("keys down after key_down shift+a = %v, want 2", down)
+	}
+	if !a.Signal(syscall.SIGTERM, 15*time.Second) {
+		t.Fatal("agent did not exit within 15s of SIGTERM")
+	}
+	if code := a.ExitCode(); code != 0 {
+		t.Errorf("agent exit code %d, want 0", code)
+	}
+	if down := keysDown(t, a.Desktop); len(down) != 0 {
+		t.Errorf("keys still down after agent shutdown: %v", down)
+	}
+}
+
+// keysDown lists the keycodes the X server reports down, as `xinput query-state` prints them for the
+// virtual core keyboard.
+func keysDown(t *testing.T, d *desktop.Desktop) []string {
+	t.Helper()
+	out, err := d.Command("xinput", "query-state", "Virtual core keyboard").Output()
+	if err != nil {
+		t.Fatalf("xinput query-state: %v", err)
+	}
+	var down []string
+	for _, f := range strings.Fields(string(out)) {
+		if strings.HasPrefix(f, "key[") && strings.HasSuffix(f, "=down") {
+			down = append(down, f)
+		}
+	}
+	return down
+}
+
+// TestBadRequestIsRefusedWhole sends a request with several bad fields: every field is named and nothing
+// happens (the pointer does not move).
+func TestBadRequestIsRefusedWhole(t *testing.T) {
+	testenv.NeedCommands(t, "xdotool")
+	a := agenttest.Start(t, agenttest.Options{})
+	before, _ := a.Desktop.Command("xdotool", "getmouselocation").Output()
+	_, err := agentv1.NewActServiceClient(a.DialTCP(t)).Act(ctxT(t, 10*time.Second), &agentv1.ActRequest{
+		Owner:  "bad",
+		Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{At: &agentv1.Point{X: 10, Y: 10}, Count: 7, Modifiers: []string{"ctl"}}},
+	})
+	if status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("code = %v, want InvalidArgument (%v)", status.Code(err), err)
+	}
+	var br *errdefs.BadRequest
+	if !errors.As(errgrpc.FromError(err), &br) {
+		t.Fatalf("no BadRequest detail in %v", err)
+	}
+	var fields []string
+	for _, v := range br.Violations {
+		fields = append(fields, v.Field)
+	}
+	if diff := cmp.Diff([]string{"action.click.count", "action.click.modifiers[0]"}, fields); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+	after, _ := a.Desktop.Command("xdotool", "getmouselocation").Output()
+	if string(before) != string(after) {
+		t.Errorf("pointer moved on a refused request: %q -> %q", before, after)
+	}
+}
+
+// TestNoDisplay starts the agent on a display that does not exist: it still serves, reports each desktop
+// backend unavailable with a reason, and refuses actions with CAPABILITY_UNAVAILABLE.
+func TestNoDisplay(t *testing.T) {
+	d := desktop.Start(t, desktop.Options{NoWindowManager: true})
+	a := agenttest.Start(t, agenttest.Options{Desktop: d, ExtraArgs: []string{"-display", ":4097"}})
+	conn := a.DialUnix(t)
+	info, err := agentv1.NewAgentServiceClient(conn).GetInfo(ctxT(t, 10*time.Second), &agentv1.GetInfoRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range info.GetCapabilities() {
+		if c.GetState() == agentv1.CapabilityState_CAPABILITY_STATE_AVAILABLE || c.GetReason() == "" {
+			t.Errorf("capability %v = %v %q, want unavailable with a reason", c.GetBackend(), c.GetState(), c.GetReason())
+		}
+	}
+	_, err = agentv1.NewActServiceClient(conn).Act(ctxT(t, 10*time.Second), &agentv1.ActRequest{Owner: "x",
+		Action: &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: "a"}}})
+	if !errors.Is(errgrpc.FromError(err), errdefs.ErrCapabilityUnavailable) {
+		t.Errorf("Act without display: %v, want CAPABILITY_UNAVAILABLE", err)
+	}
+}
+
+// TestRefusesNonLoopbackTCP: the agent has no authentication, so it must not start on a public address
+// unless told to.
+func TestRefusesNonLoopbackTCP(t *testing.T) {
+	bin := agenttest.Binary(t)
+	out, err := exec.Command(bin, "-display", ":0", "-listen", "tcp://0.0.0.0:0").CombinedOutput()
+	if err == nil {
+		t.Fatalf("agent started on 0.0.0.0:\n%s", out)
+	}
+	if !strings.Contains(string(out), "tcp://0.0.0.0:0") || !strings.Contains(string(out), "loopback") {
+		t.Errorf("error does not name the endpoint and the reason:\n%s", out)
+	}
+}
