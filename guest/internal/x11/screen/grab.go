@@ -1,0 +1,140 @@
+package screen
+
+import (
+	"encoding/binary"
+	"fmt"
+	"image"
+	"runtime"
+	"sync"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/shm"
+	"github.com/jezek/xgb/xproto"
+	"golang.org/x/sys/unix"
+)
+
+// grabber reads root-window pixels into RGBA buffers, through one MIT-SHM segment the size of the screen, or
+// through plain GetImage when the segment cannot be attached (a remote X server, another IPC namespace).
+type grabber struct {
+	conn *xgb.Conn
+	root xproto.Window
+
+	// mu serializes captures: they share the one segment, which holds only the latest image.
+	mu     sync.Mutex
+	seg    shm.Seg
+	mem    []byte // attached segment; nil when capturing through GetImage
+	reason string // why there is no segment
+}
+
+func newGrabber(conn *xgb.Conn, root xproto.Window, width, height int) *grabber {
+	g := &grabber{conn: conn, root: root}
+	if err := g.attach(width * height * 4); err != nil {
+		g.reason = "MIT-SHM unavailable, capturing with GetImage (slower): " + err.Error()
+	}
+	return g
+}
+
+func (g *grabber) attach(size int) error {
+	if err := shm.Init(g.conn); err != nil {
+		return err
+	}
+	id, err := unix.SysvShmGet(unix.IPC_PRIVATE, size, unix.IPC_CREAT|0o600)
+	if err != nil {
+		return fmt.Errorf("shmget: %w", err)
+	}
+	mem, err := unix.SysvShmAttach(id, 0, 0)
+	if err != nil {
+		unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+		return fmt.Errorf("shmat: %w", err)
+	}
+	seg, err := shm.NewSegId(g.conn)
+	if err == nil {
+		err = shm.AttachChecked(g.conn, seg, uint32(id), false).Check()
+	}
+	// Marked for removal now: the kernel frees it once both we and the X server have detached, even if the
+	// agent dies.
+	unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+	if err != nil {
+		unix.SysvShmDetach(mem)
+		return fmt.Errorf("X server cannot attach the segment: %w", err)
+	}
+	g.seg, g.mem = seg, mem
+	return nil
+}
+
+// degraded is why capture runs without shared memory, empty when it does not.
+func (g *grabber) degraded() string { return g.reason }
+
+func (g *grabber) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.mem != nil {
+		shm.Detach(g.conn, g.seg)
+		unix.SysvShmDetach(g.mem)
+		g.mem = nil
+	}
+}
+
+// grab copies the root-window rectangle r into dst (same size as r), converting BGRX to opaque RGBA.
+func (g *grabber) grab(r image.Rectangle, dst *image.RGBA) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w, h := r.Dx(), r.Dy()
+	var src []byte
+	if g.mem != nil {
+		if _, err := shm.GetImage(g.conn, xproto.Drawable(g.root), int16(r.Min.X), int16(r.Min.Y), uint16(w), uint16(h),
+			0xffffffff, xproto.ImageFormatZPixmap, g.seg, 0).Reply(); err != nil {
+			return fmt.Errorf("shm get image: %w", err)
+		}
+		src = g.mem[:w*h*4]
+	} else {
+		rep, err := xproto.GetImage(g.conn, xproto.ImageFormatZPixmap, xproto.Drawable(g.root), int16(r.Min.X), int16(r.Min.Y),
+			uint16(w), uint16(h), 0xffffffff).Reply()
+		if err != nil {
+			return fmt.Errorf("get image: %w", err)
+		}
+		src = rep.Data
+		if len(src) < w*h*4 {
+			return fmt.Errorf("get image: short reply (%d bytes for %dx%d)", len(src), w, h)
+		}
+	}
+	bgrxToRGBA(dst, src, w, h)
+	return nil
+}
+
+// minRowsPerWorker keeps small conversions on one goroutine.
+const minRowsPerWorker = 128
+
+// bgrxToRGBA converts tightly packed little-endian BGRX rows into dst, split over the CPUs.
+func bgrxToRGBA(dst *image.RGBA, src []byte, w, h int) {
+	n := runtime.NumCPU()
+	if m := h / minRowsPerWorker; n > m {
+		n = m
+	}
+	if n <= 1 {
+		convertRows(dst, src, w, 0, h)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		y0, y1 := h*i/n, h*(i+1)/n
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			convertRows(dst, src, w, y0, y1)
+		}()
+	}
+	wg.Wait()
+}
+
+func convertRows(dst *image.RGBA, src []byte, w, y0, y1 int) {
+	for y := y0; y < y1; y++ {
+		s := src[y*w*4 : (y+1)*w*4]
+		d := dst.Pix[y*dst.Stride : y*dst.Stride+w*4]
+		for i := 0; i+4 <= len(s); i += 4 {
+			v := binary.LittleEndian.Uint32(s[i:])
+			// v is 0xXXRRGGBB; RGBA in memory is 0xAABBGGRR as a little-endian word.
+			binary.LittleEndian.PutUint32(d[i:], 0xff000000|(v&0xff)<<16|(v&0xff00)|(v>>16)&0xff)
+		}
+	}
+}
