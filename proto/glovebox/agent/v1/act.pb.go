@@ -1115,7 +1115,11 @@ func (x *Wait) GetDurationMs() int32 {
 
 // ReleaseAll releases every key and button held by the request's owner.
 type ReleaseAll struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Release every key and button the X server reports down, whoever pressed them (this agent's owners, an
+	// earlier agent process that was killed, another client). The broker sends it when it (re)connects to a
+	// guest so no key stays stuck from a connection or process that is gone.
+	Everything    bool `protobuf:"varint,1,opt,name=everything,proto3" json:"everything,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1148,6 +1152,13 @@ func (x *ReleaseAll) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ReleaseAll.ProtoReflect.Descriptor instead.
 func (*ReleaseAll) Descriptor() ([]byte, []int) {
 	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ReleaseAll) GetEverything() bool {
+	if x != nil {
+		return x.Everything
+	}
+	return false
 }
 
 // ObserveAfter asks for an observation taken once the screen has settled after the action.
@@ -1605,9 +1616,12 @@ const file_glovebox_agent_v1_act_proto_rawDesc = "" +
 	"\bdelay_ms\x18\x02 \x01(\x05R\adelayMs\"'\n" +
 	"\x04Wait\x12\x1f\n" +
 	"\vduration_ms\x18\x01 \x01(\x05R\n" +
-	"durationMs\"\f\n" +
+	"durationMs\",\n" +
 	"\n" +
-	"ReleaseAll\"\x8e\x01\n" +
+	"ReleaseAll\x12\x1e\n" +
+	"\n" +
+	"everything\x18\x01 \x01(\bR\n" +
+	"everything\"\x8e\x01\n" +
 	"\fObserveAfter\x12D\n" +
 	"\n" +
 	"screenshot\x18\x01 \x01(\v2$.glovebox.agent.v1.ScreenshotOptionsR\n" +
