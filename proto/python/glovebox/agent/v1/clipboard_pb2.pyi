@@ -1,0 +1,44 @@
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+SELECTION_CLIPBOARD: Selection
+SELECTION_PRIMARY: Selection
+SELECTION_UNSPECIFIED: Selection
+
+class ReadClipboardRequest(_message.Message):
+    __slots__ = ["selection"]
+    SELECTION_FIELD_NUMBER: _ClassVar[int]
+    selection: Selection
+    def __init__(self, selection: _Optional[_Union[Selection, str]] = ...) -> None: ...
+
+class ReadClipboardResponse(_message.Message):
+    __slots__ = ["format", "owned", "text"]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    OWNED_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    format: str
+    owned: bool
+    text: str
+    def __init__(self, text: _Optional[str] = ..., format: _Optional[str] = ..., owned: bool = ...) -> None: ...
+
+class WriteClipboardRequest(_message.Message):
+    __slots__ = ["owner", "selection", "text"]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    SELECTION_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    owner: str
+    selection: Selection
+    text: str
+    def __init__(self, owner: _Optional[str] = ..., selection: _Optional[_Union[Selection, str]] = ..., text: _Optional[str] = ...) -> None: ...
+
+class WriteClipboardResponse(_message.Message):
+    __slots__ = ["length"]
+    LENGTH_FIELD_NUMBER: _ClassVar[int]
+    length: int
+    def __init__(self, length: _Optional[int] = ...) -> None: ...
+
+class Selection(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []

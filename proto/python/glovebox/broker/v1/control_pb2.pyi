@@ -1,0 +1,62 @@
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class AcquireControlRequest(_message.Message):
+    __slots__ = ["guest", "reason"]
+    GUEST_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    guest: str
+    reason: str
+    def __init__(self, guest: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class AcquireControlResponse(_message.Message):
+    __slots__ = ["lease"]
+    LEASE_FIELD_NUMBER: _ClassVar[int]
+    lease: ControlLease
+    def __init__(self, lease: _Optional[_Union[ControlLease, _Mapping]] = ...) -> None: ...
+
+class ControlLease(_message.Message):
+    __slots__ = ["acquired_at", "generation", "guest", "holder", "reason"]
+    ACQUIRED_AT_FIELD_NUMBER: _ClassVar[int]
+    GENERATION_FIELD_NUMBER: _ClassVar[int]
+    GUEST_FIELD_NUMBER: _ClassVar[int]
+    HOLDER_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    acquired_at: _timestamp_pb2.Timestamp
+    generation: int
+    guest: str
+    holder: str
+    reason: str
+    def __init__(self, guest: _Optional[str] = ..., holder: _Optional[str] = ..., reason: _Optional[str] = ..., acquired_at: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., generation: _Optional[int] = ...) -> None: ...
+
+class GetControlRequest(_message.Message):
+    __slots__ = ["guest"]
+    GUEST_FIELD_NUMBER: _ClassVar[int]
+    guest: str
+    def __init__(self, guest: _Optional[str] = ...) -> None: ...
+
+class GetControlResponse(_message.Message):
+    __slots__ = ["generation", "held", "lease"]
+    GENERATION_FIELD_NUMBER: _ClassVar[int]
+    HELD_FIELD_NUMBER: _ClassVar[int]
+    LEASE_FIELD_NUMBER: _ClassVar[int]
+    generation: int
+    held: bool
+    lease: ControlLease
+    def __init__(self, held: bool = ..., lease: _Optional[_Union[ControlLease, _Mapping]] = ..., generation: _Optional[int] = ...) -> None: ...
+
+class ReleaseControlRequest(_message.Message):
+    __slots__ = ["guest"]
+    GUEST_FIELD_NUMBER: _ClassVar[int]
+    guest: str
+    def __init__(self, guest: _Optional[str] = ...) -> None: ...
+
+class ReleaseControlResponse(_message.Message):
+    __slots__ = ["generation"]
+    GENERATION_FIELD_NUMBER: _ClassVar[int]
+    generation: int
+    def __init__(self, generation: _Optional[int] = ...) -> None: ...
