@@ -23,6 +23,11 @@ func run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	// refused; microseconds since the epoch increase across restarts without any state on disk.
 	generation := uint64(time.Now().UnixMicro())
 
+	// Endpoints first: a bad one fails the start before anything touches the display.
+	listeners, err := listenAll(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
 	b, closeBackends := openBackends(cfg.Display, log)
 	defer closeBackends()
 
@@ -33,10 +38,6 @@ func run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(g, hs)
 
-	listeners, err := listenAll(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
 	serveErr := make(chan error, len(listeners))
 	for _, l := range listeners {
 		go func() { serveErr <- g.Serve(l) }()

@@ -26,12 +26,20 @@ func (a *agentService) GetInfo(ctx context.Context, _ *agentv1.GetInfoRequest) (
 	add := func(b agentv1.Backend, c Capability) {
 		resp.Capabilities = append(resp.Capabilities, &agentv1.Capability{Backend: b, State: c.State, Reason: c.Reason})
 	}
-	add(agentv1.Backend_BACKEND_SCREEN, capabilityOf(s.b.Screen, "no X display connection"))
-	add(agentv1.Backend_BACKEND_INPUT, capabilityOf(s.b.Input, "no X display connection with XTEST"))
-	add(agentv1.Backend_BACKEND_CLIPBOARD, capabilityOf(s.b.Clipboard, "no X display connection"))
+	add(agentv1.Backend_BACKEND_SCREEN, capabilityOf(s.b.Screen, s.missing(agentv1.Backend_BACKEND_SCREEN)))
+	add(agentv1.Backend_BACKEND_INPUT, capabilityOf(s.b.Input, s.missing(agentv1.Backend_BACKEND_INPUT)))
+	add(agentv1.Backend_BACKEND_CLIPBOARD, capabilityOf(s.b.Clipboard, s.missing(agentv1.Backend_BACKEND_CLIPBOARD)))
 	add(agentv1.Backend_BACKEND_ACCESSIBILITY, Unavailable("not implemented in this agent version (AT-SPI backend pending)"))
 	add(agentv1.Backend_BACKEND_BROWSER, Unavailable("not implemented in this agent version (CDP backend pending)"))
 	return resp, nil
+}
+
+// missing is the reason a nil backend is unavailable.
+func (s *Services) missing(b agentv1.Backend) string {
+	if r := s.b.Missing[b]; r != "" {
+		return r
+	}
+	return "backend not started"
 }
 
 // capable is what every backend offers GetInfo.

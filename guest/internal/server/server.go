@@ -35,6 +35,8 @@ type Backends struct {
 	Windows   Windows
 	Input     Input
 	Clipboard Clipboard
+	// Missing says why a nil backend could not start (for example the X connection error); GetInfo reports it.
+	Missing map[agentv1.Backend]string
 }
 
 // Options configures the services.
