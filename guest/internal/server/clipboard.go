@@ -28,13 +28,14 @@ type ClipboardIO interface {
 	Available() (ok bool, reason string)
 }
 
-// ClipboardBackend adapts a ClipboardIO (such as *clipboard.Clipboard) to Clipboard.
-func ClipboardBackend(x ClipboardIO) Clipboard { return clipboardBackend{x} }
+// AdaptClipboard turns a ClipboardIO (such as *clipboard.Clipboard) into a Clipboard whose capability is
+// available, or unavailable with the implementation's reason.
+func AdaptClipboard(x ClipboardIO) Clipboard { return adaptedClipboard{x} }
 
-type clipboardBackend struct{ ClipboardIO }
+type adaptedClipboard struct{ ClipboardIO }
 
 // Capability reports the backend's availability as GetInfo shows it.
-func (b clipboardBackend) Capability() Capability {
+func (b adaptedClipboard) Capability() Capability {
 	if ok, reason := b.Available(); !ok {
 		return Unavailable(reason)
 	}
