@@ -1,11 +1,151 @@
 package server
 
-import agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+import (
+	"context"
+	"fmt"
+	"time"
 
-// actService serves ActService. (skeleton: filled by the input backend work)
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/validate"
+)
+
+// Observation defaults (ObserveAfter's zero values).
+const (
+	defaultQuiet        = 100 * time.Millisecond
+	defaultQuietTimeout = 2 * time.Second
+)
+
+// actService serves ActService: it checks a request completely (statically, then against the live screen),
+// refuses a stale generation, deduplicates by request_id, serializes mutations in arrival order, freezes the
+// target, dispatches to the input backend and optionally observes the settled screen.
+//
+// Effects: every action answers EFFECT_DONE once its input was delivered and the X server processed it (a
+// round trip), and wait and release_all answer DONE too, since what they do (time passing, releases sent) is
+// certain. Nothing here reads the application back, so VERIFIED is never claimed; UNVERIFIABLE is kept for
+// actions whose delivery itself cannot be known (none of the actions on this path).
 type actService struct {
 	agentv1.UnimplementedActServiceServer
-	s *Services
+	s     *Services
+	queue fifo
+	seen  *requestLog
 }
 
-func newActService(s *Services) *actService { return &actService{s: s} }
+func newActService(s *Services) *actService {
+	return &actService{s: s, seen: newRequestLog(maxRememberedRequests)}
+}
+
+// Act performs one action; see the ActService documentation in act.proto.
+func (a *actService) Act(ctx context.Context, r *agentv1.ActRequest) (*agentv1.ActResponse, error) {
+	start := time.Now()
+	in := a.s.b.Input
+	if err := validate.ActRequest(r); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		return nil, fmt.Errorf("input: no X display connection with XTEST: %w", errdefs.ErrCapabilityUnavailable)
+	}
+	p, err := a.plan(r)
+	if err != nil {
+		return nil, err
+	}
+	if r.GetObserve() != nil && a.s.b.Screen == nil {
+		return nil, fmt.Errorf("observe: no screen backend: %w", errdefs.ErrCapabilityUnavailable)
+	}
+	if g := r.GetTarget().GetGeneration(); g != 0 && g != a.s.opts.Generation {
+		return nil, fmt.Errorf("target generation %d, agent is in %d: %w", g, a.s.opts.Generation, errdefs.ErrGenerationChanged)
+	}
+	validated := time.Now()
+
+	var key string
+	if id := r.GetRequestId(); id != "" {
+		key = r.GetOwner() + "\x00" + id
+		resp, err, done := a.seen.begin(key)
+		if done {
+			return resp, err
+		}
+	}
+	resp, dispatched, err := a.act(ctx, r, p, start, validated)
+	if key != "" {
+		// A request that failed before any input was sent may be retried; one that sent input is answered
+		// from the log, so it is never done twice.
+		a.seen.finish(key, resp, err, dispatched)
+	}
+	return resp, err
+}
+
+// act runs a validated request in the mutation queue. dispatched says whether input may have been sent.
+func (a *actService) act(ctx context.Context, r *agentv1.ActRequest, p *plan, start, validated time.Time) (*agentv1.ActResponse, bool, error) {
+	// wait changes nothing on the desktop, so it does not hold up other mutations.
+	if !p.wait {
+		if err := a.queue.lock(ctx); err != nil {
+			return nil, false, fmt.Errorf("queued: %w: %w", errdefs.ErrInterrupted, err)
+		}
+		defer a.queue.unlock()
+	}
+	queued := time.Now()
+
+	ft, err := a.freeze(ctx, r, p)
+	if err != nil {
+		return nil, false, err
+	}
+	resolved := time.Now()
+
+	resp := &agentv1.ActResponse{Effect: agentv1.Effect_EFFECT_DONE, Target: ft}
+	if err := a.dispatch(ctx, r, p, resp); err != nil {
+		return nil, true, err
+	}
+	dispatchedAt := time.Now()
+
+	in := a.s.b.Input
+	resp.Held = in.Held(r.GetOwner())
+	if x, y, err := in.Pointer(ctx); err == nil {
+		resp.Pointer = &agentv1.Point{X: x, Y: y}
+	}
+	if o := r.GetObserve(); o != nil {
+		obs, err := a.observe(ctx, o)
+		if err != nil {
+			return nil, true, fmt.Errorf("observe after action (the action was done): %w", err)
+		}
+		resp.Observation = obs
+	}
+	end := time.Now()
+	resp.Timing = &agentv1.Timing{
+		ValidateUs: validated.Sub(start).Microseconds(),
+		QueueUs:    queued.Sub(validated).Microseconds(),
+		ResolveUs:  resolved.Sub(queued).Microseconds(),
+		DispatchUs: dispatchedAt.Sub(resolved).Microseconds(),
+		SettleUs:   end.Sub(dispatchedAt).Microseconds(),
+		TotalUs:    end.Sub(start).Microseconds(),
+	}
+	return resp, true, nil
+}
+
+// observe waits for the screen to settle and captures it with the cursor position.
+func (a *actService) observe(ctx context.Context, o *agentv1.ObserveAfter) (*agentv1.Observation, error) {
+	scr := a.s.b.Screen
+	quiet, timeout := defaultQuiet, defaultQuietTimeout
+	if o.GetQuietMs() > 0 {
+		quiet = time.Duration(o.GetQuietMs()) * time.Millisecond
+	}
+	if o.GetTimeoutMs() > 0 {
+		timeout = time.Duration(o.GetTimeoutMs()) * time.Millisecond
+	}
+	settled, err := scr.WaitQuiet(ctx, quiet, timeout)
+	if err != nil {
+		return nil, err
+	}
+	opts := o.GetScreenshot()
+	if opts == nil {
+		opts = &agentv1.ScreenshotOptions{Format: agentv1.ImageFormat_IMAGE_FORMAT_PNG}
+	}
+	img, _, _, err := scr.Capture(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	obs := &agentv1.Observation{Screenshot: img, Settled: settled}
+	if c, err := scr.Cursor(ctx); err == nil {
+		obs.Cursor = c.GetPosition()
+	}
+	return obs, nil
+}

@@ -17,7 +17,6 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
-	"glovebox.dev/guest/internal/server"
 	"glovebox.dev/shared/errdefs"
 )
 
@@ -84,9 +83,6 @@ func Open(display string, log *slog.Logger) (*Device, error) {
 	}
 	return d, nil
 }
-
-// Capability reports the device as available: it only exists once XTEST answered.
-func (d *Device) Capability() server.Capability { return server.Available }
 
 // Root returns the size of the root window in pixels.
 func (d *Device) Root() (width, height int32) { return d.w, d.h }

@@ -1,12 +1,15 @@
 package input
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"sort"
 
 	"github.com/jezek/xgb/xproto"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/keysym"
 )
 
@@ -183,4 +186,60 @@ func XButton(b agentv1.MouseButton) byte {
 		return 9
 	}
 	return 1
+}
+
+// ReleaseEverything releases every key and button the X server reports down, whoever pressed them (this
+// device's owners, a killed earlier agent, another client), forgets every owner's holds, and says what it
+// released.
+func (d *Device) ReleaseEverything(ctx context.Context) ([]*agentv1.HeldInput, error) {
+	_, done, err := d.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	var out []*agentv1.HeldInput
+	// Ours first, most recent first, so the registry and the pins on spare keycodes stay right.
+	for _, owner := range d.holds.owners() {
+		out = append(out, d.releaseOwner(owner)...)
+	}
+	keys, err := xproto.QueryKeymap(d.conn).Reply()
+	if err != nil {
+		return out, fmt.Errorf("query keymap: %w: %w", errdefs.ErrUnavailable, err)
+	}
+	ptr, err := xproto.QueryPointer(d.conn, d.root).Reply()
+	if err != nil {
+		return out, fmt.Errorf("query pointer: %w: %w", errdefs.ErrUnavailable, err)
+	}
+	for i, bits := range keys.Keys {
+		for bit := range 8 {
+			if bits&(1<<bit) == 0 {
+				continue
+			}
+			code := byte(i*8 + bit)
+			d.fake(xproto.KeyRelease, code, 0, 0)
+			out = append(out, &agentv1.HeldInput{Key: d.symAt(xproto.Keycode(code)).String()})
+		}
+	}
+	for b := byte(1); b <= 5; b++ {
+		if ptr.Mask&(xproto.ButtonMask1<<(b-1)) != 0 {
+			d.fake(xproto.ButtonRelease, b, 0, 0)
+			out = append(out, &agentv1.HeldInput{Button: buttonOf(b)})
+		}
+	}
+	clear(d.holds.down)
+	return out, d.sync()
+}
+
+// symAt returns the plain keysym of a keycode, 0 when it has none.
+func (d *Device) symAt(code xproto.Keycode) keysym.Keysym {
+	if b := d.spares.bound[code]; b != nil {
+		return b.sym
+	}
+	var best keysym.Keysym
+	for ks, p := range d.km.at {
+		if p.code == code && p.level == 0 {
+			best = ks
+		}
+	}
+	return best
 }

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
+)
+
+// fifo is a lock granted in arrival order: mutations on one agent run one at a time, first come first
+// served (sync.Mutex gives no order). A waiter whose context ends leaves the queue.
+type fifo struct {
+	mu      sync.Mutex
+	busy    bool
+	waiters []chan struct{}
+}
+
+// lock waits for the queue; ctx ending first returns its error.
+func (q *fifo) lock(ctx context.Context) error {
+	q.mu.Lock()
+	if !q.busy {
+		q.busy = true
+		q.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	q.waiters = append(q.waiters, ch)
+	q.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		for i, w := range q.waiters {
+			if w == ch {
+				q.waiters = append(q.waiters[:i], q.waiters[i+1:]...)
+				return ctx.Err()
+			}
+		}
+		// Granted while giving up: pass it on.
+		q.handOff()
+		return ctx.Err()
+	}
+}
+
+// unlock grants the queue to the next waiter.
+func (q *fifo) unlock() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.handOff()
+}
+
+func (q *fifo) handOff() {
+	if len(q.waiters) == 0 {
+		q.busy = false
+		return
+	}
+	next := q.waiters[0]
+	q.waiters = q.waiters[1:]
+	close(next)
+}
+
+// maxRememberedRequests bounds the request_id log (the contract in act.proto).
+const maxRememberedRequests = 1024
+
+// requestLog remembers the outcome of the last requests that carried a request_id, so a retry is answered
+// from it instead of being done twice.
+type requestLog struct {
+	mu      sync.Mutex
+	max     int
+	entries map[string]*requestEntry
+	order   []string // keys of finished entries, oldest first
+}
+
+type requestEntry struct {
+	done bool
+	resp *agentv1.ActResponse
+	err  error
+}
+
+func newRequestLog(max int) *requestLog {
+	return &requestLog{max: max, entries: make(map[string]*requestEntry)}
+}
+
+// begin claims key. done is true when the request must not run: it finished before (resp, err are its
+// outcome) or it is running now (err is ErrDuplicateRequest).
+func (l *requestLog) begin(key string) (resp *agentv1.ActResponse, err error, done bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e, ok := l.entries[key]; ok {
+		if !e.done {
+			return nil, fmt.Errorf("request id in flight: %w", errdefs.ErrDuplicateRequest), true
+		}
+		return e.resp, e.err, true
+	}
+	l.entries[key] = &requestEntry{}
+	return nil, nil, false
+}
+
+// finish records the outcome of key; an outcome without input sent (remember false) is forgotten so a
+// retry runs.
+func (l *requestLog) finish(key string, resp *agentv1.ActResponse, err error, remember bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !remember {
+		delete(l.entries, key)
+		return
+	}
+	e := l.entries[key]
+	e.done, e.resp, e.err = true, resp, err
+	l.order = append(l.order, key)
+	for len(l.order) > l.max {
+		delete(l.entries, l.order[0])
+		l.order = l.order[1:]
+	}
+}
