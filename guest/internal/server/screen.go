@@ -11,6 +11,12 @@ import (
 // have been validated, including against Displays.
 type Screen interface {
 	capable
+	ScreenCapture
+}
+
+// ScreenCapture is Screen without the capability report, as package x11/screen implements it (backends do
+// not import this package, whose tests use them; AdaptScreen adds the report).
+type ScreenCapture interface {
 	// Displays returns the monitors of the X screen.
 	Displays() []*agentv1.Display
 	// Capture captures and encodes one frame. unchanged is true when it was served from the last encoded
@@ -36,4 +42,23 @@ type Windows interface {
 	At(ctx context.Context, x, y int32) (uint32, error)
 	// Activate raises and focuses a window and returns once it has the focus (or fails).
 	Activate(ctx context.Context, id uint32) error
+}
+
+// DegradedScreen is a ScreenCapture that can say why it runs degraded (empty: it does not).
+type DegradedScreen interface {
+	ScreenCapture
+	Degraded() string
+}
+
+// AdaptScreen turns a screen implementation into a Screen whose capability is available, or degraded with the
+// implementation's reason.
+func AdaptScreen(impl DegradedScreen) Screen { return adaptedScreen{impl} }
+
+type adaptedScreen struct{ DegradedScreen }
+
+func (a adaptedScreen) Capability() Capability {
+	if r := a.Degraded(); r != "" {
+		return Capability{State: agentv1.CapabilityState_CAPABILITY_STATE_DEGRADED, Reason: r}
+	}
+	return Available
 }

@@ -68,6 +68,10 @@ func New(display string, windows WindowAt, log *slog.Logger) (*Screen, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	routeXGBLog.Do(func() {
+		// xgb logs through a package-level *log.Logger on stderr; send it to the agent's structured log.
+		xgb.Logger = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
+	})
 	conn, err := xgb.NewConnDisplay(display)
 	if err != nil {
 		return nil, fmt.Errorf("connect to X display %q: %w", display, err)
@@ -281,6 +285,9 @@ func (s *Screen) sync(ctx context.Context) error {
 		}
 	}
 }
+
+// routeXGBLog sets xgb's global logger once, from the first screen's logger.
+var routeXGBLog sync.Once
 
 var errClosed = errors.New("screen closed")
 
