@@ -99,9 +99,8 @@ func (a *actService) act(ctx context.Context, r *agentv1.ActRequest, p *plan, st
 
 	in := a.s.b.Input
 	resp.Held = in.Held(r.GetOwner())
-	if x, y, err := in.Pointer(ctx); err == nil {
-		resp.Pointer = &agentv1.Point{X: x, Y: y}
-	}
+	x, y := in.LastPointer()
+	resp.Pointer = &agentv1.Point{X: x, Y: y}
 	if o := r.GetObserve(); o != nil {
 		obs, err := a.observe(ctx, o)
 		if err != nil {

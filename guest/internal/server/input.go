@@ -24,6 +24,8 @@ type InputDevice interface {
 	Root() (width, height int32)
 	// Pointer returns the pointer position.
 	Pointer(ctx context.Context) (x, y int32, err error)
+	// LastPointer returns the pointer position at the end of the last action, without a round trip.
+	LastPointer() (x, y int32)
 	// Move moves the pointer.
 	Move(ctx context.Context, to *agentv1.Point) error
 	// Click clicks button count times at a point with mods held.

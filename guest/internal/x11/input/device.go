@@ -38,6 +38,8 @@ type Device struct {
 	kill context.CancelFunc
 	// stale is set by the event loop on MappingNotify: the keymap is fetched again before the next lookup.
 	stale atomic.Bool
+	// lastX, lastY are the pointer position seen by the last sync.
+	lastX, lastY atomic.Int32
 
 	mu      sync.Mutex
 	closed  bool
@@ -130,13 +132,21 @@ func (d *Device) events() {
 	}
 }
 
-// sync waits for a round trip, so every request sent before has been processed by the X server.
+// sync waits for a round trip, so every request sent before has been processed by the X server. The round
+// trip is a QueryPointer, so the pointer position after every action comes for free.
 func (d *Device) sync() error {
-	if _, err := xproto.GetInputFocus(d.conn).Reply(); err != nil {
+	r, err := xproto.QueryPointer(d.conn, d.root).Reply()
+	if err != nil {
 		return fmt.Errorf("x round trip: %w: %w", errdefs.ErrUnavailable, err)
 	}
+	d.lastX.Store(int32(r.RootX))
+	d.lastY.Store(int32(r.RootY))
 	return nil
 }
+
+// LastPointer returns the pointer position the X server reported at the end of the last action (its
+// closing round trip), without asking again.
+func (d *Device) LastPointer() (x, y int32) { return d.lastX.Load(), d.lastY.Load() }
 
 // begin takes the device for one action. The returned context ends with ctx or when the device closes.
 func (d *Device) begin(ctx context.Context) (context.Context, func(), error) {
