@@ -14,7 +14,7 @@ import (
 // keys with no focused client change nothing, so nothing accumulates between iterations.
 const (
 	benchASCII = "glovebox-typing!" // 16 characters
-	benchCJK   = "日本語中文漢字平仮名片" // 10 characters, none in the keymap
+	benchCJK   = "日本語中文漢字平仮名片"      // 10 characters, none in the keymap
 )
 
 // BenchmarkClick compares a click at a point through gRPC with `xdotool mousemove X Y click 1`.
