@@ -106,11 +106,17 @@ func (f *cidFilter) Accept() (net.Conn, error) {
 	}
 }
 
+// listenTCP checks every address the host resolves to and binds the first checked one (IPv4 first), so a
+// second resolution cannot swap in an address that was not checked.
 func listenTCP(ctx context.Context, e Endpoint, allowNonLoopback bool) (net.Listener, error) {
+	host := e.Host
 	if !allowNonLoopback {
 		ips, err := net.DefaultResolver.LookupIPAddr(ctx, e.Host)
 		if err != nil {
 			return nil, fmt.Errorf("listen %s: %w", e, err)
+		}
+		if len(ips) == 0 {
+			return nil, fmt.Errorf("listen %s: host has no address", e)
 		}
 		for _, ip := range ips {
 			if !ip.IP.IsLoopback() {
@@ -118,9 +124,13 @@ func listenTCP(ctx context.Context, e Endpoint, allowNonLoopback bool) (net.List
 					e, ip.IP, errdefs.ErrPermissionDenied)
 			}
 		}
+		slices.SortStableFunc(ips, func(a, b net.IPAddr) int {
+			return cmpBool(a.IP.To4() == nil, b.IP.To4() == nil)
+		})
+		host = ips[0].String()
 	}
 	var lc net.ListenConfig
-	l, err := lc.Listen(ctx, "tcp", net.JoinHostPort(e.Host, strconv.FormatUint(uint64(e.Port), 10)))
+	l, err := lc.Listen(ctx, "tcp", net.JoinHostPort(host, strconv.FormatUint(uint64(e.Port), 10)))
 	if err != nil {
 		return nil, fmt.Errorf("listen %s: %w", e, err)
 	}
@@ -250,4 +260,15 @@ func GRPCTarget(e Endpoint) (target string, opts []grpc.DialOption) {
 	}
 	dial := func(ctx context.Context, _ string) (net.Conn, error) { return Dial(ctx, e) }
 	return "passthrough:///" + authority, []grpc.DialOption{grpc.WithContextDialer(dial)}
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }
