@@ -68,11 +68,11 @@ func known(v *errdefs.Violations, field string, n int32, names map[int32]string)
 // quoted is s for a violation message: quoted, and cut to 32 bytes so a huge bad value does not make a
 // huge error.
 func quoted(s string) string {
-	const max = 32
-	if len(s) <= max {
+	const limit = 32
+	if len(s) <= limit {
 		return fmt.Sprintf("%q", s)
 	}
-	cut := max
+	cut := limit
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
