@@ -1,11 +1,11 @@
 package screen
 
 import (
-	"encoding/binary"
 	"fmt"
 	"image"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/shm"
@@ -129,12 +129,22 @@ func bgrxToRGBA(dst *image.RGBA, src []byte, w, h int) {
 
 func convertRows(dst *image.RGBA, src []byte, w, y0, y1 int) {
 	for y := y0; y < y1; y++ {
-		s := src[y*w*4 : (y+1)*w*4]
-		d := dst.Pix[y*dst.Stride : y*dst.Stride+w*4]
-		for i := 0; i+4 <= len(s); i += 4 {
-			v := binary.LittleEndian.Uint32(s[i:])
+		s := words(src[y*w*4 : (y+1)*w*4])
+		d := words(dst.Pix[y*dst.Stride : y*dst.Stride+w*4])
+		d = d[:len(s)]
+		for i, v := range s {
 			// v is 0xXXRRGGBB; RGBA in memory is 0xAABBGGRR as a little-endian word.
-			binary.LittleEndian.PutUint32(d[i:], 0xff000000|(v&0xff)<<16|(v&0xff00)|(v>>16)&0xff)
+			d[i] = 0xff000000 | (v&0xff)<<16 | v&0xff00 | (v>>16)&0xff
 		}
 	}
+}
+
+// words views a byte slice (length a multiple of 4) as native-endian 32-bit words; this package only runs
+// on little-endian machines (checkFormat refuses MSB-first X servers, and the words are read as LSB first).
+// Go allocates []byte backing arrays, and shmat maps pages, with at least 4-byte alignment.
+func words(b []byte) []uint32 {
+	if len(b) < 4 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
 }

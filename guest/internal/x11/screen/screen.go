@@ -5,6 +5,7 @@ package screen
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -141,6 +142,9 @@ func (s *Screen) init() error {
 // checkFormat accepts the layouts the converter handles: 24 or 32 bit depth stored as 32 bits per pixel,
 // least significant byte first (BGRX in memory), which is what Xorg and Xvfb use on little-endian machines.
 func checkFormat(setup *xproto.SetupInfo, scr *xproto.ScreenInfo) error {
+	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
+		return errors.New("unsupported host byte order (big endian)")
+	}
 	if setup.ImageByteOrder != xproto.ImageOrderLSBFirst {
 		return errors.New("unsupported X image byte order (MSB first)")
 	}
