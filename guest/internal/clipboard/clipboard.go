@@ -55,7 +55,10 @@ type Clipboard struct {
 	mu      sync.Mutex
 	offers  map[xproto.Atom]*offer // selection -> what we offer while we own it
 	reader  *queue                 // events for the read in flight, nil when none
+	readFor xproto.Atom            // the property of the read in flight
 	stamped []chan xproto.Timestamp
+	// lastTime is the newest server time from a timestamp round trip, 0 before the first.
+	lastTime xproto.Timestamp
 
 	transfers map[transferKey]*transfer // INCR sends in progress; event goroutine only
 
@@ -99,6 +102,7 @@ func Open(display string, log *slog.Logger) (*Clipboard, error) {
 	}
 	go c.pump()
 	go c.loop()
+	c.prefetchTimestamp()
 	return c, nil
 }
 
@@ -192,7 +196,7 @@ func (c *Clipboard) timestamp(ctx context.Context) (xproto.Timestamp, error) {
 	c.mu.Lock()
 	c.stamped = append(c.stamped, ch)
 	c.mu.Unlock()
-	xproto.ChangeProperty(c.conn, xproto.PropModeAppend, c.win, c.atoms.stamp, xproto.AtomInteger, 32, 0, nil)
+	c.prefetchTimestamp()
 	t := time.NewTimer(c.timeout)
 	defer t.Stop()
 	select {
@@ -207,17 +211,74 @@ func (c *Clipboard) timestamp(ctx context.Context) (xproto.Timestamp, error) {
 	}
 }
 
-// pump moves every event off xgb's bounded channel into an unbounded queue, so the event goroutine may
-// make round trips (MULTIPLE, SelectionClear) without xgb's reader ever stalling behind it.
+// prefetchTimestamp asks for a server time without waiting: its PropertyNotify updates lastTime.
+func (c *Clipboard) prefetchTimestamp() {
+	xproto.ChangeProperty(c.conn, xproto.PropModeAppend, c.win, c.atoms.stamp, xproto.AtomInteger, 32, 0, nil)
+}
+
+// recentTime is the newest server time seen, 0 when none was yet.
+func (c *Clipboard) recentTime() xproto.Timestamp {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastTime
+}
+
+// pump moves every event off xgb's bounded channel: the events of the read in flight and timestamps go
+// straight to their waiter (one goroutine hop less on the hot paths), everything else to an unbounded
+// queue for the event goroutine, so that goroutine may make round trips (MULTIPLE, SelectionClear) without
+// xgb's reader ever stalling behind it.
 func (c *Clipboard) pump() {
 	for {
 		ev, xerr := c.conn.WaitForEvent()
 		if ev == nil && xerr == nil {
+			c.mu.Lock()
+			if c.reader != nil {
+				c.reader.close()
+			}
+			c.mu.Unlock()
 			c.events.close()
 			return
 		}
+		if xerr == nil && c.route(ev) {
+			continue
+		}
 		c.events.push(item{ev: ev, err: xerr})
 	}
+}
+
+// route delivers ev to a waiting Read or timestamp and reports whether it did.
+func (c *Clipboard) route(ev xgb.Event) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch ev := ev.(type) {
+	case xproto.SelectionNotifyEvent:
+		if ev.Requestor != c.win {
+			return false
+		}
+		if c.reader != nil {
+			c.reader.push(item{ev: ev})
+		}
+		return true // a late answer to an abandoned read is dropped
+	case xproto.PropertyNotifyEvent:
+		if ev.Window != c.win {
+			return false
+		}
+		if ev.Atom == c.atoms.stamp {
+			if ev.Time-c.lastTime < 1<<31 { // newer, modulo the 49-day wrap of X time
+				c.lastTime = ev.Time
+			}
+			for _, ch := range c.stamped {
+				ch <- ev.Time
+			}
+			c.stamped = nil
+			return true
+		}
+		if c.reader != nil && ev.Atom == c.readFor && ev.State == xproto.PropertyNewValue {
+			c.reader.push(item{ev: ev})
+			return true
+		}
+	}
+	return false
 }
 
 // loop is the event goroutine: it serves requestors, feeds the read in flight and expires transfers.
@@ -233,11 +294,6 @@ func (c *Clipboard) loop() {
 				c.handle(it)
 			}
 			if closed {
-				c.mu.Lock()
-				if c.reader != nil {
-					c.reader.close()
-				}
-				c.mu.Unlock()
 				return
 			}
 		case now := <-tick.C:
@@ -267,27 +323,9 @@ func (c *Clipboard) handle(it item) {
 			c.cleared(ev.Selection)
 		}
 	case xproto.PropertyNotifyEvent:
-		if ev.Window == c.win {
-			c.mu.Lock()
-			if ev.Atom == c.atoms.stamp {
-				for _, ch := range c.stamped {
-					ch <- ev.Time
-				}
-				c.stamped = nil
-			} else if c.reader != nil {
-				c.reader.push(it)
-			}
-			c.mu.Unlock()
-		}
 		if ev.State == xproto.PropertyDelete {
 			c.step(transferKey{ev.Window, ev.Atom})
 		}
-	case xproto.SelectionNotifyEvent:
-		c.mu.Lock()
-		if c.reader != nil && ev.Requestor == c.win {
-			c.reader.push(it)
-		}
-		c.mu.Unlock()
 	case xproto.DestroyNotifyEvent:
 		c.dropWindow(ev.Window, "requestor window destroyed")
 	}

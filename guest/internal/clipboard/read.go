@@ -23,20 +23,17 @@ func (c *Clipboard) Read(ctx context.Context, sel agentv1.Selection) (*agentv1.R
 	if err != nil {
 		return nil, err
 	}
-	owner, err := xproto.GetSelectionOwner(c.conn, atom).Reply()
-	if err != nil || owner == nil {
-		return nil, fmt.Errorf("selection owner: %w", errors.Join(errdefs.ErrUnavailable, err))
-	}
-	if owner.Owner == xproto.WindowNone {
-		return &agentv1.ReadClipboardResponse{}, nil
-	}
-	if owner.Owner == c.win {
-		// The server says the selection is ours, so our latest offer is its content: no need to convert
-		// through the server to ourselves.
-		c.mu.Lock()
-		o := c.offers[atom]
-		c.mu.Unlock()
-		if o != nil {
+	c.mu.Lock()
+	o := c.offers[atom]
+	c.mu.Unlock()
+	if o != nil {
+		// We likely own it: if the server agrees, our offer is the content, without converting through the
+		// server to ourselves.
+		owner, err := xproto.GetSelectionOwner(c.conn, atom).Reply()
+		if err != nil || owner == nil {
+			return nil, fmt.Errorf("selection owner: %w", errors.Join(errdefs.ErrUnavailable, err))
+		}
+		if owner.Owner == c.win {
 			return &agentv1.ReadClipboardResponse{Text: string(o.text), Format: "UTF8_STRING", Owned: true}, nil
 		}
 	}
@@ -45,7 +42,7 @@ func (c *Clipboard) Read(ctx context.Context, sel agentv1.Selection) (*agentv1.R
 	defer c.readMu.Unlock()
 	q := newQueue()
 	c.mu.Lock()
-	c.reader = q
+	c.reader, c.readFor = q, c.prop
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
@@ -54,13 +51,23 @@ func (c *Clipboard) Read(ctx context.Context, sel agentv1.Selection) (*agentv1.R
 	}()
 	r := &reading{c: c, q: q, sel: atom, prop: c.prop}
 	for _, target := range []xproto.Atom{c.atoms.utf8, xproto.AtomString} {
-		data, typ, ok, err := r.convert(ctx, target)
+		r.request(target)
+		data, typ, ok, err := r.finish(ctx)
 		if err != nil {
 			c.abandon()
 			return nil, err
 		}
 		if ok {
 			return c.decode(data, typ), nil
+		}
+		// Refused: by the owner, or by the server because there is none. Only then ask which, so the
+		// common path is a single conversion.
+		owner, err := xproto.GetSelectionOwner(c.conn, atom).Reply()
+		if err != nil || owner == nil {
+			return nil, fmt.Errorf("selection owner: %w", errors.Join(errdefs.ErrUnavailable, err))
+		}
+		if owner.Owner == xproto.WindowNone {
+			return &agentv1.ReadClipboardResponse{}, nil
 		}
 	}
 	return &agentv1.ReadClipboardResponse{Owned: true}, nil
@@ -98,12 +105,16 @@ type reading struct {
 	prop    xproto.Atom
 }
 
-// convert asks the owner for target and returns the bytes and their type; ok is false when the owner
-// refused the target.
-func (r *reading) convert(ctx context.Context, target xproto.Atom) (data []byte, typ xproto.Atom, ok bool, err error) {
+// request asks the owner to convert the selection to target into our property (which every read leaves
+// deleted, and abandon deletes).
+func (r *reading) request(target xproto.Atom) {
+	xproto.ConvertSelection(r.c.conn, r.c.win, r.sel, target, r.prop, xproto.TimeCurrentTime)
+}
+
+// finish waits for the owner's answer to request and returns the bytes and their type; ok is false when
+// the owner refused the target.
+func (r *reading) finish(ctx context.Context) (data []byte, typ xproto.Atom, ok bool, err error) {
 	c := r.c
-	xproto.DeleteProperty(c.conn, c.win, r.prop)
-	xproto.ConvertSelection(c.conn, c.win, r.sel, target, r.prop, xproto.TimeCurrentTime)
 	var notify xproto.SelectionNotifyEvent
 	err = r.wait(ctx, "selection owner", func(it item) bool {
 		ev, ok := it.ev.(xproto.SelectionNotifyEvent)

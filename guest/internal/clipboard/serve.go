@@ -26,9 +26,25 @@ func (c *Clipboard) Write(ctx context.Context, sel agentv1.Selection, text strin
 			errdefs.ErrInvalidArgument)
 	}
 	o := &offer{text: []byte(text), latin1: toLatin1(text)}
+	// The newest server time we have seen (from an earlier timestamp round trip) saves a round trip; when
+	// another client has acquired the selection since, the server ignores it and we retry with a fresh one.
+	defer c.prefetchTimestamp()
+	if ts := c.recentTime(); ts != 0 {
+		o.time = ts
+		if err := c.acquire(atom, o); !errors.Is(err, errTaken) {
+			return err
+		}
+	}
 	if o.time, err = c.timestamp(ctx); err != nil {
 		return err
 	}
+	return c.acquire(atom, o)
+}
+
+var errTaken = fmt.Errorf("selection taken by another client while acquiring it: %w", errdefs.ErrUnavailable)
+
+// acquire publishes o and makes us the selection's owner at o.time, verified with the server.
+func (c *Clipboard) acquire(atom xproto.Atom, o *offer) error {
 	c.ownMu.Lock()
 	defer c.ownMu.Unlock()
 	c.mu.Lock()
@@ -51,7 +67,7 @@ func (c *Clipboard) Write(ctx context.Context, sel agentv1.Selection, text strin
 	if err != nil || r == nil {
 		return fmt.Errorf("selection owner: %w", errors.Join(errdefs.ErrUnavailable, err))
 	}
-	return fmt.Errorf("selection taken by another client while acquiring it: %w", errdefs.ErrUnavailable)
+	return errTaken
 }
 
 // serve answers one SelectionRequest (ICCCM 2.2): convert into the requestor's property, then tell it with
