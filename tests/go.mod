@@ -10,6 +10,7 @@ require (
 )
 
 require (
+	github.com/jezek/xgb v1.1.1 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect

@@ -19,6 +19,7 @@ import (
 	"glovebox.dev/shared/testenv"
 	"glovebox.dev/shared/testenv/desktop"
 	"glovebox.dev/tests/internal/agenttest"
+	"glovebox.dev/tests/internal/xstate"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -142,18 +143,21 @@ func TestTypeAndClipboardThroughBinary(t *testing.T) {
 	}
 }
 
-// TestShutdownReleasesHeldKeys holds shift for an owner, stops the agent with SIGTERM, and checks on the X
-// server (xinput, not the agent) that no key stays down.
+// TestShutdownReleasesHeldKeys holds shift+a and the left button for an owner, stops the agent with SIGTERM,
+// and checks on the X server (a connection of the test's own, not the agent) that nothing stays down.
 func TestShutdownReleasesHeldKeys(t *testing.T) {
-	testenv.NeedCommands(t, "xinput")
 	a := agenttest.Start(t, agenttest.Options{})
 	act := agentv1.NewActServiceClient(a.DialUnix(t))
-	if _, err := act.Act(ctxT(t, 10*time.Second), &agentv1.ActRequest{Owner: "holder",
-		Action: &agentv1.ActRequest_KeyDown{KeyDown: &agentv1.KeyDown{Combo: "shift+a"}}}); err != nil {
-		t.Fatal(err)
+	for _, req := range []*agentv1.ActRequest{
+		{Owner: "holder", Action: &agentv1.ActRequest_KeyDown{KeyDown: &agentv1.KeyDown{Combo: "shift+a"}}},
+		{Owner: "holder", Action: &agentv1.ActRequest_MouseDown{MouseDown: &agentv1.MouseDown{At: &agentv1.Point{X: 5, Y: 5}}}},
+	} {
+		if _, err := act.Act(ctxT(t, 10*time.Second), req); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if down := keysDown(t, a.Desktop); len(down) != 2 {
-		t.Fatalf("keys down after key_down shift+a = %v, want 2", down)
+	if d := down(t, a.Desktop); len(d.Keys) != 2 || len(d.Buttons) != 1 {
+		t.Fatalf("after key_down shift+a and mouse_down: %v, want 2 keys and 1 button", d)
 	}
 	if !a.Signal(syscall.SIGTERM, 15*time.Second) {
 		t.Fatal("agent did not exit within 15s of SIGTERM")
@@ -161,26 +165,18 @@ func TestShutdownReleasesHeldKeys(t *testing.T) {
 	if code := a.ExitCode(); code != 0 {
 		t.Errorf("agent exit code %d, want 0", code)
 	}
-	if down := keysDown(t, a.Desktop); len(down) != 0 {
-		t.Errorf("keys still down after agent shutdown: %v", down)
+	if d := down(t, a.Desktop); !d.Empty() {
+		t.Errorf("still down after agent shutdown: %v", d)
 	}
 }
 
-// keysDown lists the keycodes the X server reports down, as `xinput query-state` prints them for the
-// virtual core keyboard.
-func keysDown(t *testing.T, d *desktop.Desktop) []string {
+func down(t *testing.T, d *desktop.Desktop) xstate.Down {
 	t.Helper()
-	out, err := d.Command("xinput", "query-state", "Virtual core keyboard").Output()
+	s, err := xstate.Query(d.Display)
 	if err != nil {
-		t.Fatalf("xinput query-state: %v", err)
+		t.Fatal(err)
 	}
-	var down []string
-	for _, f := range strings.Fields(string(out)) {
-		if strings.HasPrefix(f, "key[") && strings.HasSuffix(f, "=down") {
-			down = append(down, f)
-		}
-	}
-	return down
+	return s
 }
 
 // TestBadRequestIsRefusedWhole sends a request with several bad fields: every field is named and nothing

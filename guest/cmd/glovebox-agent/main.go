@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/jezek/xgb"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -24,6 +26,9 @@ func main() {
 		os.Exit(2)
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	// xgb logs through a package-level *log.Logger; route it into the JSON log at debug level (its lines are
+	// connection diagnostics such as a missing .Xauthority, never request content).
+	xgb.Logger = slog.NewLogLogger(log.With("component", "xgb").Handler(), slog.LevelDebug)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, cfg, log); err != nil {
