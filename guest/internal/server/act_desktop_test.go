@@ -35,11 +35,6 @@ type actDesktop struct {
 func startActDesktop(t testing.TB) *actDesktop {
 	t.Helper()
 	d := desktop.Start(t, desktop.Options{})
-	in, err := input.Open(d.Display, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close() })
 	win, err := windows.New(d.Display)
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +45,13 @@ func startActDesktop(t testing.TB) *actDesktop {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { scr.Close() })
+	// Input opens after the screen: xgb registers extension events in package-level maps that other
+	// connections' readers use, so every extension is initialised before more connections start reading.
+	in, err := input.Open(d.Display, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close() })
 	s := New(Options{Generation: 7}, Backends{Input: AdaptInput(in), Windows: win, Screen: AdaptScreen(scr)})
 	obs, err := xgb.NewConnDisplay(d.Display)
 	if err != nil {
