@@ -1,0 +1,265 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"glovebox.dev/host/internal/auth"
+	"glovebox.dev/host/internal/guestconn"
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
+)
+
+type guestClients = guestconn.Clients
+
+// call is one computer request on its way through the broker.
+type call struct {
+	rpc   string
+	c     *auth.Caller
+	s     *session
+	start time.Time
+	// args is the agent request as sent (owner and target filled in), redacted into the audit record.
+	args proto.Message
+	// extraArgs are added to the redacted args (a read clipboard's redacted response).
+	extraArgs map[string]*structpb.Value
+	// target is the frozen target, reported in the audit records and the response.
+	target *agentv1.FrozenTarget
+}
+
+// begin looks up the caller's open session for a computer request.
+func (b *Broker) begin(ctx context.Context, rpc, sessionID string) (*call, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := b.openSession(c, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return &call{rpc: rpc, c: c, s: s, start: time.Now()}, nil
+}
+
+// args returns the redacted form of m with a non-nil field map.
+func (b *Broker) args(m proto.Message) *structpb.Struct {
+	st := b.redact(m)
+	if st == nil {
+		st = &structpb.Struct{}
+	}
+	if st.Fields == nil {
+		st.Fields = map[string]*structpb.Value{}
+	}
+	return st
+}
+
+// record builds the audit record of cl in phase with the outcome of err.
+func (b *Broker) record(cl *call, phase brokerv1.AuditPhase, err error) *brokerv1.AuditRecord {
+	args := b.args(cl.args)
+	for k, v := range cl.extraArgs {
+		args.Fields[k] = v
+	}
+	rec := &brokerv1.AuditRecord{
+		Guest: cl.s.guest.name, Phase: phase, Rpc: cl.rpc, SessionId: cl.s.id, Principal: cl.c.Principal.Name,
+		Args: args, DurationUs: time.Since(cl.start).Microseconds(),
+	}
+	if cl.target != nil {
+		rec.Target = proto.CloneOf(cl.target)
+	}
+	if phase != brokerv1.AuditPhase_AUDIT_PHASE_INTENT {
+		rec.Code, rec.Reason = outcome(err)
+	}
+	return rec
+}
+
+// refuse audits a request refused before anything was sent and returns err.
+func (b *Broker) refuse(ctx context.Context, cl *call, err error) error {
+	if _, aerr := b.appendAudit(ctx, b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, err)); aerr != nil {
+		return aerr
+	}
+	return err
+}
+
+// observe runs an observation: straight to the guest (concurrently with everything else), then one
+// COMPLETE record.
+func (b *Broker) observe(ctx context.Context, cl *call, send func(ctx context.Context, c guestClients) error) (uint64, error) {
+	err := cl.s.guest.conn.Call(ctx, 0, send)
+	seq, aerr := b.appendAudit(ctx, b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, err))
+	if err != nil {
+		return 0, err
+	}
+	return seq, aerr
+}
+
+// mutation is what a mutating request brings to mutate.
+type mutation struct {
+	// gate is the policy's verdict on the request (nil: allowed).
+	gate error
+	// freeze resolves the target into explicit ids (may refuse with GENERATION_CHANGED).
+	freeze func() error
+	// extra is the action's own duration, added to the guest call's deadline.
+	extra time.Duration
+	send  func(ctx context.Context, c guestClients) error
+}
+
+// mutate runs the broker's checks in order (observe-only, control, policy, rate limit, target freezing),
+// makes the intent durable, sends the request through the guest's input queue (control is checked again
+// just before sending) and makes the outcome durable. It returns the outcome record's sequence number.
+func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, error) {
+	s, g := cl.s, cl.s.guest
+	if s.mode == brokerv1.SessionMode_SESSION_MODE_OBSERVE {
+		return 0, b.refuse(ctx, cl, fmt.Errorf("session %s is observe-only: %w", s.id, errdefs.ErrReadOnlySession))
+	}
+	if err := g.controlHeld(); err != nil {
+		return 0, b.refuse(ctx, cl, err)
+	}
+	if m.gate != nil {
+		return 0, b.refuse(ctx, cl, m.gate)
+	}
+	if err := s.bucket.Take(b.now()); err != nil {
+		return 0, b.refuse(ctx, cl, err)
+	}
+	if m.freeze != nil {
+		if err := m.freeze(); err != nil {
+			return 0, b.refuse(ctx, cl, err)
+		}
+	}
+	if err := g.conn.Ready(); err != nil {
+		return 0, b.refuse(ctx, cl, err)
+	}
+	intent, err := b.appendAudit(ctx, b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_INTENT, nil))
+	if err != nil {
+		return 0, err
+	}
+	g.queue.do(s.id, func() {
+		if err = ctx.Err(); err != nil {
+			return
+		}
+		if err = g.controlHeld(); err != nil {
+			return
+		}
+		err = g.conn.Call(ctx, m.extra, m.send)
+	})
+	rec := b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_OUTCOME, err)
+	rec.IntentSeq = intent
+	seq, aerr := b.appendAudit(ctx, rec)
+	if err != nil {
+		return 0, err
+	}
+	return seq, aerr
+}
+
+// freeze resolves the request's target: an explicit target is checked against the broker generation; a
+// missing one becomes the session default (source SESSION) or stays for the agent to resolve (ACTIVE). The
+// target sent carries the agent's generation, so the agent refuses it if it restarted meanwhile.
+func (b *Broker) freeze(cl *call, t *agentv1.Target) (*agentv1.Target, error) {
+	gen, agentGen := cl.s.guest.generations()
+	if got := t.GetGeneration(); got != 0 && got != gen {
+		return nil, fmt.Errorf("request.target.generation %d is from before guest %s's generation %d; observe again: %w", got, cl.s.guest.name, gen, errdefs.ErrGenerationChanged)
+	}
+	src := agentv1.TargetSource_TARGET_SOURCE_EXPLICIT
+	if t.GetKind() == nil {
+		if def := cl.s.defaultTarget(); def != nil {
+			t, src = def, agentv1.TargetSource_TARGET_SOURCE_SESSION
+		} else {
+			t, src = &agentv1.Target{}, agentv1.TargetSource_TARGET_SOURCE_ACTIVE
+		}
+	} else {
+		t = proto.CloneOf(t)
+	}
+	t.Generation = agentGen
+	cl.target = &agentv1.FrozenTarget{
+		DisplayId: t.GetDisplay().GetDisplayId(), WindowId: t.GetWindow().GetWindowId(), Source: src, Generation: gen,
+	}
+	return t, nil
+}
+
+// reportTarget is the frozen target returned to the caller: the agent's answer, with the source the broker
+// decided when it filled in the session default, and the broker generation (the one callers send back).
+func reportTarget(cl *call, agent *agentv1.FrozenTarget) *agentv1.FrozenTarget {
+	out := proto.CloneOf(cl.target)
+	if agent != nil {
+		out = proto.CloneOf(agent)
+		if cl.target.GetSource() == agentv1.TargetSource_TARGET_SOURCE_SESSION || agent.GetSource() == agentv1.TargetSource_TARGET_SOURCE_UNSPECIFIED {
+			out.Source = cl.target.GetSource()
+		}
+		out.Generation = cl.target.GetGeneration()
+	}
+	return out
+}
+
+// checkRequest prefixes the violations of a wrapped agent request with "request." so the caller sees the
+// path in the broker's request.
+func checkRequest(err error, extra ...errdefs.Violation) error {
+	var br *errdefs.BadRequest
+	if err != nil && !errors.As(err, &br) {
+		return err
+	}
+	var out []errdefs.Violation
+	out = append(out, extra...)
+	if br != nil {
+		for _, v := range br.Violations {
+			out = append(out, errdefs.Violation{Field: "request." + v.Field, Description: v.Description})
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &errdefs.BadRequest{Violations: out}
+}
+
+// outcome is the gRPC code name and ErrorInfo reason of err for the audit log.
+func outcome(err error) (code, reason string) {
+	st := errgrpc.ToStatus(err)
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			reason = info.GetReason()
+		}
+	}
+	return codeName(st.Code()), reason
+}
+
+// codeName turns a code's Go name ("FailedPrecondition") into its canonical name ("FAILED_PRECONDITION").
+func codeName(c codes.Code) string {
+	s := c.String()
+	if c == codes.OK {
+		return "OK"
+	}
+	var sb strings.Builder
+	for i, r := range s {
+		if i > 0 && unicode.IsUpper(r) {
+			sb.WriteByte('_')
+		}
+		sb.WriteRune(unicode.ToUpper(r))
+	}
+	return sb.String()
+}
+
+// actDuration is how long the action itself may legitimately take, added to the guest call deadline.
+func actDuration(r *agentv1.ActRequest) time.Duration {
+	ms := int64(r.GetObserve().GetTimeoutMs()) + int64(r.GetObserve().GetQuietMs())
+	switch a := r.GetAction().(type) {
+	case *agentv1.ActRequest_Wait:
+		ms += int64(a.Wait.GetDurationMs())
+	case *agentv1.ActRequest_HoldKey:
+		ms += int64(a.HoldKey.GetDurationMs())
+	case *agentv1.ActRequest_Type:
+		// Typing costs a few milliseconds a character beyond the requested delay.
+		ms += int64(utf8.RuneCountInString(a.Type.GetText())) * (int64(a.Type.GetDelayMs()) + 5)
+	case *agentv1.ActRequest_Drag:
+		ms += int64(len(a.Drag.GetPath())) * (int64(a.Drag.GetStepDelayMs()) + 1)
+	case *agentv1.ActRequest_Key:
+		ms += int64(a.Key.GetRepeat()) * 5
+	}
+	return time.Duration(ms) * time.Millisecond
+}
