@@ -182,6 +182,13 @@ func TestClipboardTakenByAnotherOwner(t *testing.T) {
 	if _, err := e.clip.WriteClipboard(ctx, &agentv1.WriteClipboardRequest{Text: "agent text"}); err != nil {
 		t.Fatal(err)
 	}
+	mine, err := e.clip.ReadClipboard(ctx, &agentv1.ReadClipboardRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&agentv1.ReadClipboardResponse{Text: "agent text", Format: "UTF8_STRING", Owned: true}, mine, ignoreProto); diff != "" {
+		t.Errorf("ReadClipboard of our own selection (-want +got):\n%s", diff)
+	}
 	o := cliptest.Own(t, e.d, "clipboard", []byte("xclip text"), "")
 	defer o.Stop()
 	got, err := e.clip.ReadClipboard(ctx, &agentv1.ReadClipboardRequest{})
