@@ -281,7 +281,7 @@ func (c *Clipboard) route(ev xgb.Event) bool {
 	return false
 }
 
-// loop is the event goroutine: it serves requestors, feeds the read in flight and expires transfers.
+// loop is the event goroutine: it serves requestors, drives INCR sends and expires stalled ones.
 func (c *Clipboard) loop() {
 	defer close(c.loopDone)
 	tick := time.NewTicker(time.Second)
