@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -162,13 +163,14 @@ func (r *runner) windows(args []string) error {
 	return r.emit(resp, func(w io.Writer) {
 		rows := make([][]string, 0, len(resp.GetResponse().GetWindows()))
 		for _, win := range resp.GetResponse().GetWindows() {
-			flags := ""
+			var state []string
 			if win.GetFocused() {
-				flags += "focused "
+				state = append(state, "focused")
 			}
 			if !win.GetMapped() {
-				flags += "unmapped"
+				state = append(state, "unmapped")
 			}
+			flags := strings.Join(state, ",")
 			rows = append(rows, []string{fmt.Sprintf("0x%x", win.GetId()), strconv.Itoa(int(win.GetPid())), describeRect(win.GetGeometry()),
 				orDash(win.GetClassName()), orDash(flags), orDash(win.GetTitle())})
 		}
