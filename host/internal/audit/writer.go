@@ -157,15 +157,15 @@ func (g *guestLog) commit(b *batch) {
 		h, err := hashUnsealed(rec, g.hbuf)
 		mark := len(g.buf)
 		if err == nil {
+			rec.Hash = h
 			g.buf, err = appendLine(g.buf, rec)
 		}
 		if err != nil {
 			// A record that cannot be encoded (invalid UTF-8) fails alone and takes no seq.
-			rec.Seq, rec.PrevHash = 0, ""
+			rec.Seq, rec.PrevHash, rec.Hash = 0, "", ""
 			b.errs[i] = fmt.Errorf("audit record: %w: %w", errdefs.ErrInvalidArgument, err)
 			continue
 		}
-		rec.Hash = h
 		if g.f == nil || (g.size+int64(mark) > 0 && g.size+int64(len(g.buf)) > g.l.opts.RotateBytes) {
 			if err := g.rotate(g.buf[:mark], rec.Seq); err != nil {
 				fail(err)
@@ -266,18 +266,40 @@ func (g *guestLog) publish(recs []*brokerv1.AuditRecord) {
 	}
 }
 
-// recover reads the guest's files: it truncates a torn final line, drops an empty last file that does not
-// continue the chain, and sets next/last from the last complete record. It leaves the last file open.
+// recover reads the guest's files: it removes empty files at the end (left by a rotation that crashed
+// before its first record), truncates a torn final line, sets next/last from the last complete record and
+// opens the last file for appending.
 func (g *guestLog) recover() error {
+	g.broken = true // until it succeeds
+	if g.f != nil {
+		g.f.Close()
+		g.f = nil
+	}
 	segs, err := listSegments(g.dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	g.next, g.last, g.broken = 1, "", false
+	for len(segs) > 0 {
+		last := segs[len(segs)-1]
+		st, err := os.Stat(last.path)
+		if err != nil {
+			return err
+		}
+		if st.Size() > 0 {
+			break
+		}
+		if err := os.Remove(last.path); err != nil {
+			return err
+		}
+		if err := syncDir(g.dir); err != nil {
+			return err
+		}
+		segs = segs[:len(segs)-1]
+	}
+	g.next, g.last, g.size = 1, "", 0
 	var lastRec *brokerv1.AuditRecord
 	for i := len(segs) - 1; i >= 0 && lastRec == nil; i-- {
 		if lastRec, err = lastRecord(segs[i].path, i == len(segs)-1, g.l.opts.Logger); err != nil {
-			g.broken = true
 			return err
 		}
 	}
@@ -285,30 +307,18 @@ func (g *guestLog) recover() error {
 		g.next, g.last = lastRec.GetSeq()+1, lastRec.GetHash()
 	}
 	if n := len(segs); n > 0 {
-		last := segs[n-1]
-		f, err := os.OpenFile(last.path, os.O_WRONLY|os.O_APPEND, 0)
+		f, err := os.OpenFile(segs[n-1].path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
-			g.broken = true
 			return err
 		}
 		size, err := f.Seek(0, io.SeekEnd)
 		if err != nil {
 			f.Close()
-			g.broken = true
 			return err
 		}
-		if size == 0 && last.first != g.next {
-			// Created by a rotation that crashed before its first record: not part of the chain.
-			f.Close()
-			if err := os.Remove(last.path); err != nil {
-				g.broken = true
-				return err
-			}
-			segs = segs[:n-1]
-		} else {
-			g.f, g.size = f, size
-		}
+		g.f, g.size = f, size
 	}
+	g.broken = false
 	g.mu.Lock()
 	g.segs = segs
 	g.durable, g.durableHash = g.next-1, g.last
