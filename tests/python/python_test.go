@@ -15,6 +15,7 @@ import (
 
 	"glovebox.dev/shared/testenv"
 	"glovebox.dev/tests/internal/agenttest"
+	"glovebox.dev/tests/internal/brokertest"
 )
 
 // python is Debian's interpreter, which has python3-grpcio and python3-protobuf (a pyenv or venv python on
@@ -81,7 +82,7 @@ func TestClientThroughBroker(t *testing.T) {
 	testenv.NeedCommands(t, "zenity")
 	root := agenttest.RepoRoot(t)
 	a := agenttest.Start(t, agenttest.Options{})
-	b := startBroker(t, a)
+	b := brokertest.Start(t, a)
 
 	var zout strings.Builder
 	z := a.Desktop.Command("zenity", "--entry", "--title", "py-entry")

@@ -1,4 +1,7 @@
-package python_test
+// Package brokertest runs the real glovebox-broker binary for end-to-end tests: it builds it once per test
+// process, starts it with a config that lets the test's uid use one guest (a running agenttest.Agent) on a
+// unix socket, and waits until it serves and the guest is ready.
+package brokertest
 
 import (
 	"context"
@@ -7,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,38 +23,66 @@ import (
 	"glovebox.dev/tests/internal/agenttest"
 )
 
-// runningBroker is a glovebox-broker process serving one guest (the agent) on a unix socket.
-type runningBroker struct {
-	URI      string
-	Guest    string
-	AuditDir string
-	Log      *agenttest.SyncBuffer
+var (
+	buildMu sync.Mutex
+	built   = map[string]string{} // command name -> binary path, built once per test process
+)
+
+// Binary builds host/cmd/NAME (glovebox-broker or glovebox) once per test process and returns its path.
+func Binary(t testing.TB, name string) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := built[name]; ok {
+		return p
+	}
+	dir, err := os.MkdirTemp("", name+"-bin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", p, "./host/cmd/"+name)
+	cmd.Dir = agenttest.RepoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", name, err, out)
+	}
+	built[name] = p
+	return p
 }
 
-// startBroker builds glovebox-broker, starts it with a config that lets this uid use guest "py" (the agent)
-// and waits until the broker serves and the guest is ready.
-func startBroker(t *testing.T, a *agenttest.Agent) *runningBroker {
+// Broker is a glovebox-broker process serving one guest (the agent) on a unix socket.
+type Broker struct {
+	// URI is the broker's unix endpoint ("unix:///tmp/.../broker.sock"); Guest the agent's guest name.
+	URI   string
+	Guest string
+	// AuditDir is the audit log directory; KeyFile its HMAC key.
+	AuditDir string
+	KeyFile  string
+	// Log holds the broker's stderr.
+	Log *agenttest.SyncBuffer
+}
+
+// Start builds glovebox-broker, starts it with a config that lets this uid (principal "tester": every
+// guest, control and audit) use the agent as guest "g1", and waits until the broker serves and the guest is
+// ready. The broker is killed when the test ends.
+func Start(t testing.TB, a *agenttest.Agent) *Broker {
 	t.Helper()
 	root := agenttest.RepoRoot(t)
 	if _, err := os.Stat(filepath.Join(root, "host", "cmd", "glovebox-broker", "main.go")); err != nil {
 		testenv.Missing(t, "glovebox-broker has no main.go yet (host/cmd/glovebox-broker)")
 		return nil
 	}
-	dir, err := os.MkdirTemp("", "gbpy") // short: unix socket paths are limited to 108 bytes
+	dir, err := os.MkdirTemp("", "gbb") // short: unix socket paths are limited to 108 bytes
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	bin := filepath.Join(dir, "glovebox-broker")
-	build := exec.Command("go", "build", "-o", bin, "./host/cmd/glovebox-broker")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build glovebox-broker: %v\n%s", err, out)
-	}
-	b := &runningBroker{URI: "unix://" + filepath.Join(dir, "broker.sock"), Guest: "py", AuditDir: filepath.Join(dir, "audit"), Log: &agenttest.SyncBuffer{}}
+	bin := Binary(t, "glovebox-broker")
+	b := &Broker{URI: "unix://" + filepath.Join(dir, "broker.sock"), Guest: "g1", AuditDir: filepath.Join(dir, "audit"), Log: &agenttest.SyncBuffer{}}
+	b.KeyFile = filepath.Join(b.AuditDir, "audit.key")
 	cfg := map[string]any{
 		"listen": []string{b.URI},
-		"audit":  map[string]any{"dir": b.AuditDir},
+		"audit":  map[string]any{"dir": b.AuditDir, "key_file": b.KeyFile},
 		"principals": []map[string]any{{
 			"name": "tester", "uids": []int{os.Getuid()}, "guests": []string{"*"}, "audit": true, "control": true,
 		}},
