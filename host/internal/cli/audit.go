@@ -24,7 +24,8 @@ const usageAudit = `  audit verify -dir D [-guest G]             check the whole
                                              which records and fields hold this text's length and HMAC
                                              (exit 1 when none does; the text is never printed)
   audit tail -guest G [-f] [-n N] [-session ID]
-                                             the last N records (default 10) from the broker; -f follows
+                                             the last N records (default 10) from the broker; -f follows;
+                                             -json prints them as the log files hold them
 `
 
 func (r *runner) audit(args []string) error {
