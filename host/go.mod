@@ -3,9 +3,11 @@ module glovebox.dev/host
 go 1.26.8
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 	glovebox.dev/proto v0.0.0
 	glovebox.dev/shared v0.0.0
+	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.50.0
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c
 	google.golang.org/grpc v1.85.0
