@@ -182,7 +182,11 @@ func (l *Log) Append(ctx context.Context, rec *brokerv1.AuditRecord) (uint64, er
 	if rec.Time == nil {
 		rec.Time = timestamppb.Now()
 	}
-	b, i, err := g.enqueue(rec)
+	enc, err := preencode(rec)
+	if err != nil {
+		return 0, fmt.Errorf("audit record: %w: %w", errdefs.ErrInvalidArgument, err)
+	}
+	b, err := g.enqueue(rec, enc)
 	if err != nil {
 		return 0, err
 	}
@@ -191,8 +195,8 @@ func (l *Log) Append(ctx context.Context, rec *brokerv1.AuditRecord) (uint64, er
 	case <-ctx.Done():
 		return 0, fmt.Errorf("audit append: %w", ctx.Err())
 	}
-	if err := b.errs[i]; err != nil {
-		return 0, err
+	if b.err != nil {
+		return 0, b.err
 	}
 	return rec.GetSeq(), nil
 }

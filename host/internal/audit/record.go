@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -57,4 +59,63 @@ func parseLine(line []byte) (*brokerv1.AuditRecord, error) {
 		return nil, err
 	}
 	return rec, nil
+}
+
+// encoded is a record's encodings without seq, prev_hash and hash, made by the appending goroutine so the
+// writer only splices in those three fields (see seal). Both encodings emit fields in field-number order
+// (protojson in declaration order, which audit.proto keeps equal to number order; deterministic binary by
+// number), and seq is field 1 while prev_hash and hash are the last two, so the splice is exactly what
+// marshalling the whole record gives: TestSealMatchesMarshal checks it, Verify never relies on it.
+type encoded struct {
+	json []byte // compact protojson fields without the braces
+	bin  []byte // deterministic binary
+}
+
+// preencode encodes rec with seq, prev_hash and hash cleared (it clears them).
+func preencode(rec *brokerv1.AuditRecord) (encoded, error) {
+	rec.Seq, rec.PrevHash, rec.Hash = 0, "", ""
+	bin, err := proto.MarshalOptions{Deterministic: true}.Marshal(rec)
+	if err != nil {
+		return encoded{}, err
+	}
+	line, err := appendLine(nil, rec)
+	if err != nil {
+		return encoded{}, err
+	}
+	// line is "{...}\n".
+	return encoded{json: line[1 : len(line)-2], bin: bin}, nil
+}
+
+// seal sets rec's seq, prev_hash and hash and appends its line to dst; hbuf is scratch space.
+func seal(dst, hbuf []byte, rec *brokerv1.AuditRecord, enc encoded, seq uint64, prev string) ([]byte, []byte) {
+	b := protowire.AppendTag(hbuf[:0], 1, protowire.VarintType)
+	b = protowire.AppendVarint(b, seq)
+	b = append(b, enc.bin...)
+	if prev != "" {
+		b = protowire.AppendTag(b, 14, protowire.BytesType)
+		b = protowire.AppendString(b, prev)
+	}
+	h := sha256.New()
+	h.Write([]byte(prev))
+	h.Write(b)
+	var sum [sha256.Size]byte
+	hash := hex.EncodeToString(h.Sum(sum[:0]))
+	rec.Seq, rec.PrevHash, rec.Hash = seq, prev, hash
+
+	dst = append(dst, `{"seq":"`...)
+	dst = strconv.AppendUint(dst, seq, 10)
+	dst = append(dst, '"')
+	if len(enc.json) > 0 {
+		dst = append(dst, ',')
+		dst = append(dst, enc.json...)
+	}
+	if prev != "" {
+		dst = append(dst, `,"prev_hash":"`...)
+		dst = append(dst, prev...)
+		dst = append(dst, '"')
+	}
+	dst = append(dst, `,"hash":"`...)
+	dst = append(dst, hash...)
+	dst = append(dst, "\"}\n"...)
+	return dst, b
 }

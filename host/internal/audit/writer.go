@@ -15,10 +15,11 @@ import (
 )
 
 // batch is the group of records one commit writes: every Append that arrived while the previous commit
-// was running. done is closed once all of them are durable or failed (errs[i]).
+// was running. done is closed once all of them are durable, or err says why not.
 type batch struct {
 	recs []*brokerv1.AuditRecord
-	errs []error
+	enc  []encoded
+	err  error
 	done chan struct{}
 }
 
@@ -66,11 +67,11 @@ func (g *guestLog) hasLog() bool {
 	return len(g.segs) > 0
 }
 
-func (g *guestLog) enqueue(rec *brokerv1.AuditRecord) (*batch, int, error) {
+func (g *guestLog) enqueue(rec *brokerv1.AuditRecord, enc encoded) (*batch, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return nil, 0, ErrClosed
+		return nil, ErrClosed
 	}
 	b := g.cur
 	if b == nil {
@@ -82,7 +83,8 @@ func (g *guestLog) enqueue(rec *brokerv1.AuditRecord) (*batch, int, error) {
 		}
 	}
 	b.recs = append(b.recs, rec)
-	return b, len(b.recs) - 1, nil
+	b.enc = append(b.enc, enc)
+	return b, nil
 }
 
 func (g *guestLog) stop() error {
@@ -133,15 +135,9 @@ func (g *guestLog) run() {
 // commit writes and fsyncs a batch, then publishes it to watchers and acknowledges it.
 func (g *guestLog) commit(b *batch) {
 	defer close(b.done)
-	b.errs = make([]error, len(b.recs))
 	fail := func(err error) {
-		err = fmt.Errorf("audit log of guest %q: %w: %w", g.name, errdefs.ErrUnavailable, err)
+		b.err = fmt.Errorf("audit log of guest %q: %w: %w", g.name, errdefs.ErrUnavailable, err)
 		g.l.opts.Logger.Error("audit write failed", "guest", g.name, "records", len(b.recs), "err", err)
-		for i := range b.errs {
-			if b.errs[i] == nil {
-				b.errs[i] = err
-			}
-		}
 		g.abandonFile()
 	}
 	if g.broken {
@@ -151,21 +147,9 @@ func (g *guestLog) commit(b *batch) {
 		}
 	}
 	g.buf = g.buf[:0]
-	ok := make([]*brokerv1.AuditRecord, 0, len(b.recs))
 	for i, rec := range b.recs {
-		rec.Seq, rec.PrevHash, rec.Hash = g.next, g.last, ""
-		h, err := hashUnsealed(rec, g.hbuf)
 		mark := len(g.buf)
-		if err == nil {
-			rec.Hash = h
-			g.buf, err = appendLine(g.buf, rec)
-		}
-		if err != nil {
-			// A record that cannot be encoded (invalid UTF-8) fails alone and takes no seq.
-			rec.Seq, rec.PrevHash, rec.Hash = 0, "", ""
-			b.errs[i] = fmt.Errorf("audit record: %w: %w", errdefs.ErrInvalidArgument, err)
-			continue
-		}
+		g.buf, g.hbuf = seal(g.buf, g.hbuf, rec, b.enc[i], g.next, g.last)
 		if g.f == nil || (g.size+int64(mark) > 0 && g.size+int64(len(g.buf)) > g.l.opts.RotateBytes) {
 			if err := g.rotate(g.buf[:mark], rec.Seq); err != nil {
 				fail(err)
@@ -173,11 +157,7 @@ func (g *guestLog) commit(b *batch) {
 			}
 			g.buf = g.buf[:copy(g.buf, g.buf[mark:])]
 		}
-		g.next, g.last = rec.Seq+1, h
-		ok = append(ok, rec)
-	}
-	if len(ok) == 0 {
-		return
+		g.next, g.last = rec.GetSeq()+1, rec.GetHash()
 	}
 	if _, err := g.f.Write(g.buf); err != nil {
 		fail(err)
@@ -189,10 +169,10 @@ func (g *guestLog) commit(b *batch) {
 		return
 	}
 	if o := g.l.opts.Observer; o != nil {
-		o.ObserveFsync(g.name, time.Since(start), len(ok))
+		o.ObserveFsync(g.name, time.Since(start), len(b.recs))
 	}
 	g.size += int64(len(g.buf))
-	g.publish(ok)
+	g.publish(b.recs)
 }
 
 // rotate writes tail (the end of the current batch that still fits) to the current file, makes it durable,
