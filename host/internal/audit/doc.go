@@ -14,7 +14,8 @@
 //     through a guest's records, [Log.Watch] streams the backlog then each new durable record. [Observer]
 //     receives fsync latency and queue depth for metrics.
 //   - Offline, for `glovebox audit verify|prove|tail`: [Verify] checks a guest's whole chain and says where it
-//     breaks, [Prove] says which redacted values of a record match a text, [Scan] reads records in order.
+//     breaks, [Prove] says which redacted values of a record match a text, [Scan] reads records in order,
+//     [Tail] returns the last ones, [Hash] and [VerifyRecord] check one record.
 //
 // # Files
 //

@@ -78,6 +78,13 @@ func TestChainAcrossRotation(t *testing.T) {
 	if diff := cmp.Diff(recs, got, protocmp.Transform()); diff != "" {
 		t.Errorf("records read back (-want +got):\n%s", diff)
 	}
+	tail, err := Tail(dir, "vm1", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(recs[33:], tail, protocmp.Transform()); diff != "" {
+		t.Errorf("Tail 7 (-want +got):\n%s", diff)
+	}
 	// Reopening continues the chain.
 	l.Close()
 	l2, err := Open(dir, testKey, Options{RotateBytes: 2048})
@@ -254,7 +261,7 @@ func TestListPages(t *testing.T) {
 }
 
 func TestWatch(t *testing.T) {
-	l, _ := openLog(t, Options{WatchBuffer: 4})
+	l, _ := openLog(t, Options{WatchBuffer: 4, RotateBytes: 8 << 10})
 	appendN(t, l, "vm1", 5)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -235,3 +235,30 @@ func (g *guestLog) watch(ctx context.Context, sub *subscriber, next, durable uin
 		g.mu.Unlock()
 	}
 }
+
+// Tail returns the last n parsable records of a guest's log in dir, offline, oldest first: it reads files
+// from the newest back until it has n.
+func Tail(dir, guest string, n int) ([]*brokerv1.AuditRecord, error) {
+	if err := checkGuest(guest); err != nil {
+		return nil, err
+	}
+	segs, err := listSegments(filepath.Join(dir, guest))
+	if err != nil {
+		return nil, fmt.Errorf("audit log of guest %q: %w: %w", guest, errdefs.ErrNotFound, err)
+	}
+	var out []*brokerv1.AuditRecord
+	for i := len(segs) - 1; i >= 0 && len(out) < n; i-- {
+		var recs []*brokerv1.AuditRecord
+		err := scanFile(segs[i].path, func(_ Position, line []byte, torn bool) error {
+			if rec, err := parseLine(line); !torn && err == nil {
+				recs = append(recs, rec)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("audit log of guest %q: %w", guest, err)
+		}
+		out = append(recs[max(0, len(recs)-(n-len(out))):], out...)
+	}
+	return out, nil
+}

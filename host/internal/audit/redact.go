@@ -40,7 +40,7 @@ const maxClearString = 256
 // modified. A message protojson cannot encode (invalid UTF-8 in a field kept in clear) yields
 // {"unencodable": "<message full name>"} rather than an error, so the request is still audited.
 func Redact(k Key, m proto.Message) *structpb.Struct {
-	if m == nil {
+	if m == nil || !m.ProtoReflect().IsValid() {
 		return &structpb.Struct{Fields: map[string]*structpb.Value{}}
 	}
 	c := proto.Clone(m)

@@ -80,6 +80,7 @@ func TestRedact(t *testing.T) {
 			Owner: "s1", Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: "pässword", DelayMs: 5}},
 		}}, `{"session_id":"s1","request":{"owner":"s1","type":{"delay_ms":5,"text":{"length":9,"hmac_sha256":"` + mac("pässword") + `"}}}}`},
 		{"empty text stays absent", &agentv1.TypeText{}, `{}`},
+		{"nil message", (*brokerv1.ActRequest)(nil), `{}`},
 		{"clipboard write", &brokerv1.WriteClipboardRequest{SessionId: "s1", Request: &agentv1.WriteClipboardRequest{
 			Owner: "s1", Text: "x",
 		}}, `{"session_id":"s1","request":{"owner":"s1","text":{"length":1,"hmac_sha256":"` + mac("x") + `"}}}`},
