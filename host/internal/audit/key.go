@@ -39,17 +39,19 @@ func (k Key) LogValue() slog.Value { return slog.StringValue(k.String()) }
 // short key and two brokers starting at once agree on one key. An existing file with any group or other
 // permission bit, or of the wrong size, is refused.
 func LoadOrCreateKey(path string) (Key, error) {
-	k, err := loadKey(path)
+	k, err := LoadKey(path)
 	if !errors.Is(err, fs.ErrNotExist) {
 		return k, err
 	}
 	if err := createKey(path); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, err
 	}
-	return loadKey(path)
+	return LoadKey(path)
 }
 
-func loadKey(path string) (Key, error) {
+// LoadKey reads an existing key with the same checks as LoadOrCreateKey, for tools (audit prove) that must
+// not create a key; a missing file is an error wrapping fs.ErrNotExist.
+func LoadKey(path string) (Key, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("audit key: %w", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -35,6 +36,9 @@ func TestLoadOrCreateKey(t *testing.T) {
 	again, err := LoadOrCreateKey(path)
 	if err != nil || !bytes.Equal(again, k) {
 		t.Errorf("second load: %v, same key %v", err, bytes.Equal(again, k))
+	}
+	if _, err := LoadKey(path + ".missing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("LoadKey of a missing file: %v, want not exist", err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".audit-key-*")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
