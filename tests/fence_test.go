@@ -39,8 +39,8 @@ type fence struct {
 
 var fences = []fence{
 	{"guest", true, []string{"glovebox.dev/host"}, "guest never imports host", "glovebox.dev/shared/errdefs"},
-	{"host", true, []string{"glovebox.dev/guest"}, "host never imports guest", "glovebox.dev/host"},
-	{"host", false, desktopImports, "host binaries carry no X11, D-Bus or CDP code", "glovebox.dev/host"},
+	{"host", true, []string{"glovebox.dev/guest"}, "host never imports guest", "glovebox.dev/host/cmd/glovebox-broker"},
+	{"host", false, desktopImports, "host binaries carry no X11, D-Bus or CDP code", "glovebox.dev/host/cmd/glovebox-broker"},
 	{"shared", true, append([]string{"glovebox.dev/guest", "glovebox.dev/host"}, desktopImports...),
 		"shared imports no X11, D-Bus or CDP package and neither side", "glovebox.dev/shared/errdefs"},
 	{"proto", true, append([]string{"glovebox.dev/guest", "glovebox.dev/host", "glovebox.dev/shared"}, desktopImports...),
