@@ -13,7 +13,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/jezek/xgb"
+	"glovebox.dev/guest/internal/x11/xconn"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -28,7 +28,7 @@ func main() {
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	// xgb logs through a package-level *log.Logger; route it into the JSON log at debug level (its lines are
 	// connection diagnostics such as a missing .Xauthority, never request content).
-	xgb.Logger = slog.NewLogLogger(log.With("component", "xgb").Handler(), slog.LevelDebug)
+	xconn.SetLogger(log.With("component", "xgb"))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, cfg, log); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+	"glovebox.dev/guest/internal/x11/xconn"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
 )
@@ -83,7 +84,7 @@ func Open(display string, log *slog.Logger) (*Clipboard, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	conn, err := xgb.NewConnDisplay(display)
+	conn, err := xconn.Open(display)
 	if err != nil {
 		return nil, fmt.Errorf("clipboard: connect to display %q: %w", display, errors.Join(errdefs.ErrUnavailable, err))
 	}

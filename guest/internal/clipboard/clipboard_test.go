@@ -17,6 +17,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 	"glovebox.dev/guest/internal/clipboard/cliptest"
+	"glovebox.dev/guest/internal/x11/xconn"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/testenv/desktop"
@@ -328,7 +329,7 @@ func TestSelectionTakenByAnotherClient(t *testing.T) {
 // rawClient is a bare X client for misbehaving peers: an owner that never answers, a requestor that leaves.
 func rawClient(t *testing.T, d *desktop.Desktop) (*xgb.Conn, xproto.Window) {
 	t.Helper()
-	conn, err := xgb.NewConnDisplay(d.Display)
+	conn, err := xconn.Open(d.Display)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"glovebox.dev/guest/internal/x11/input"
 	"glovebox.dev/guest/internal/x11/screen"
 	"glovebox.dev/guest/internal/x11/windows"
+	"glovebox.dev/guest/internal/x11/xconn"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errgrpc"
 	"glovebox.dev/shared/testenv"
@@ -45,15 +46,13 @@ func startActDesktop(t testing.TB) *actDesktop {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { scr.Close() })
-	// Input opens after the screen: xgb registers extension events in package-level maps that other
-	// connections' readers use, so every extension is initialised before more connections start reading.
 	in, err := input.Open(d.Display, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Close() })
 	s := New(Options{Generation: 7}, Backends{Input: AdaptInput(in), Windows: win, Screen: AdaptScreen(scr)})
-	obs, err := xgb.NewConnDisplay(d.Display)
+	obs, err := xconn.Open(d.Display)
 	if err != nil {
 		t.Fatal(err)
 	}

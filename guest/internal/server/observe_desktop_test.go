@@ -17,6 +17,7 @@ import (
 
 	"glovebox.dev/guest/internal/x11/screen"
 	"glovebox.dev/guest/internal/x11/windows"
+	"glovebox.dev/guest/internal/x11/xconn"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/testenv"
 	"glovebox.dev/shared/testenv/desktop"
@@ -58,7 +59,7 @@ type painter struct {
 
 func newPainter(t testing.TB, display string) *painter {
 	t.Helper()
-	c, err := xgb.NewConnDisplay(display)
+	c, err := xconn.Open(display)
 	if err != nil {
 		t.Fatal(err)
 	}

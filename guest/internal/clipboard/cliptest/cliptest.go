@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+	"glovebox.dev/guest/internal/x11/xconn"
 	"glovebox.dev/shared/testenv"
 	"glovebox.dev/shared/testenv/desktop"
 )
@@ -37,7 +37,7 @@ func (o *Owner) Stop() {
 func Own(t testing.TB, d *desktop.Desktop, selection string, data []byte, target string) *Owner {
 	t.Helper()
 	testenv.NeedCommands(t, "xclip")
-	conn, err := xgb.NewConnDisplay(d.Display)
+	conn, err := xconn.Open(d.Display)
 	if err != nil {
 		t.Fatalf("connect to %s: %v", d.Display, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
+	"glovebox.dev/guest/internal/x11/xconn"
 	"glovebox.dev/shared/errdefs"
 )
 
@@ -55,11 +56,11 @@ func Open(display string, log *slog.Logger) (*Device, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	conn, err := xgb.NewConnDisplay(display)
+	conn, err := xconn.Open(display)
 	if err != nil {
 		return nil, fmt.Errorf("x display %q: %w: %w", display, errdefs.ErrUnavailable, err)
 	}
-	if err := xtest.Init(conn); err != nil {
+	if err := xconn.Require(conn, xconn.XTest); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("xtest: %w: %w", errdefs.ErrCapabilityUnavailable, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"glovebox.dev/guest/internal/x11/xconn"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/keysym"
@@ -27,7 +28,7 @@ type observer struct {
 
 func newObserver(t *testing.T, display string) *observer {
 	t.Helper()
-	c, err := xgb.NewConnDisplay(display)
+	c, err := xconn.Open(display)
 	if err != nil {
 		t.Fatal(err)
 	}

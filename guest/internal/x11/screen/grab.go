@@ -11,6 +11,8 @@ import (
 	"github.com/jezek/xgb/shm"
 	"github.com/jezek/xgb/xproto"
 	"golang.org/x/sys/unix"
+
+	"glovebox.dev/guest/internal/x11/xconn"
 )
 
 // grabber reads root-window pixels into RGBA buffers, through one MIT-SHM segment the size of the screen, or
@@ -35,7 +37,7 @@ func newGrabber(conn *xgb.Conn, root xproto.Window, width, height int) *grabber 
 }
 
 func (g *grabber) attach(size int) error {
-	if err := shm.Init(g.conn); err != nil {
+	if err := xconn.Require(g.conn, xconn.Shm); err != nil {
 		return err
 	}
 	id, err := unix.SysvShmGet(unix.IPC_PRIVATE, size, unix.IPC_CREAT|0o600)

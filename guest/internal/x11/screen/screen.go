@@ -18,6 +18,7 @@ import (
 	"github.com/jezek/xgb/xinerama"
 	"github.com/jezek/xgb/xproto"
 
+	"glovebox.dev/guest/internal/x11/xconn"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 )
 
@@ -69,13 +70,9 @@ func New(display string, windows WindowAt, log *slog.Logger) (*Screen, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	routeXGBLog.Do(func() {
-		// xgb logs through a package-level *log.Logger on stderr; send it to the agent's structured log.
-		xgb.Logger = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
-	})
-	conn, err := xgb.NewConnDisplay(display)
+	conn, err := xconn.Open(display)
 	if err != nil {
-		return nil, fmt.Errorf("connect to X display %q: %w", display, err)
+		return nil, err
 	}
 	s := &Screen{log: log, conn: conn, windows: windows, changed: make(chan struct{}),
 		frames: map[frameKey]*frame{}, loopDone: make(chan struct{})}
@@ -95,14 +92,14 @@ func (s *Screen) init() error {
 	if err := checkFormat(setup, scr); err != nil {
 		return err
 	}
-	if err := xfixes.Init(s.conn); err != nil {
-		return fmt.Errorf("xfixes: %w", err)
+	if err := xconn.Require(s.conn, xconn.XFixes); err != nil {
+		return err
 	}
 	if _, err := xfixes.QueryVersion(s.conn, 5, 0).Reply(); err != nil {
 		return fmt.Errorf("xfixes version: %w", err)
 	}
-	if err := damage.Init(s.conn); err != nil {
-		return fmt.Errorf("damage: %w", err)
+	if err := xconn.Require(s.conn, xconn.Damage); err != nil {
+		return err
 	}
 	if _, err := damage.QueryVersion(s.conn, 1, 1).Reply(); err != nil {
 		return fmt.Errorf("damage version: %w", err)
@@ -165,7 +162,7 @@ func checkFormat(setup *xproto.SetupInfo, scr *xproto.ScreenInfo) error {
 func (s *Screen) enumerateDisplays() []*agentv1.Display {
 	whole := []*agentv1.Display{{Id: "display-0", Bounds: &agentv1.Rect{Width: int32(s.width), Height: int32(s.height)},
 		Scale: 1, Primary: true}}
-	if err := xinerama.Init(s.conn); err != nil {
+	if err := xconn.Require(s.conn, xconn.Xinerama); err != nil {
 		return whole
 	}
 	r, err := xinerama.QueryScreens(s.conn).Reply()
@@ -289,9 +286,6 @@ func (s *Screen) sync(ctx context.Context) error {
 		}
 	}
 }
-
-// routeXGBLog sets xgb's global logger once, from the first screen's logger.
-var routeXGBLog sync.Once
 
 var errClosed = errors.New("screen closed")
 

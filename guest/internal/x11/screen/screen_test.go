@@ -5,9 +5,9 @@ import (
 	"image"
 	"testing"
 
-	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"glovebox.dev/guest/internal/x11/xconn"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/testenv/desktop"
 )
@@ -20,7 +20,7 @@ func startScreen(t testing.TB) (*Screen, func()) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	c, err := xgb.NewConnDisplay(d.Display)
+	c, err := xconn.Open(d.Display)
 	if err != nil {
 		t.Fatal(err)
 	}

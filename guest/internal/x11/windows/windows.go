@@ -13,6 +13,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"glovebox.dev/guest/internal/x11/xconn"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
 )
@@ -42,9 +43,9 @@ type atoms struct {
 
 // New connects to the X display (empty: $DISPLAY).
 func New(display string) (*Windows, error) {
-	conn, err := xgb.NewConnDisplay(display)
+	conn, err := xconn.Open(display)
 	if err != nil {
-		return nil, fmt.Errorf("connect to X display %q: %w", display, err)
+		return nil, err
 	}
 	w := &Windows{conn: conn, root: xproto.Setup(conn).DefaultScreen(conn).Root}
 	names := []string{"_NET_CLIENT_LIST_STACKING", "_NET_CLIENT_LIST", "_NET_ACTIVE_WINDOW", "_NET_WM_NAME",
