@@ -1,0 +1,92 @@
+// Package wirecodec makes a request whose string fields hold invalid UTF-8 fail like every other bad
+// request: INVALID_ARGUMENT with a google.rpc.BadRequest naming each bad field, and nothing done.
+//
+// grpc-go's default codec refuses such a request while decoding, before any interceptor runs, and grpc-go
+// turns every decoding error into INTERNAL ("grpc: error unmarshalling request"). Codec decodes like the
+// default codec; when decoding fails, it walks the wire bytes with the message's descriptor, finds every
+// string field that is not valid UTF-8, decodes a copy with those strings repaired (U+FFFD), and marks the
+// decoded message with the violations. UnaryServerInterceptor and StreamServerInterceptor find the mark
+// and fail the RPC with an *errdefs.BadRequest before the handler sees the message.
+//
+// The mark lives inside the message, as an unknown field (number MarkField) holding a google.rpc.BadRequest,
+// not in a table beside it: a message that never reaches the interceptor (an outer interceptor refused the
+// call, the handler was never run) takes its mark with it when it is collected, so nothing can leak and
+// nothing needs a bound, and a stream's messages need no bookkeeping by message identity. Codec removes
+// any field MarkField a client sent from every message it decodes, so a mark is always the codec's own.
+//
+// A server installs all three, the interceptors after (inside) the one that turns errdefs classes into
+// status, so the BadRequest is converted and logged like any other:
+//
+//	grpc.NewServer(
+//		grpc.ForceServerCodecV2(wirecodec.Codec{}),
+//		grpc.ChainUnaryInterceptor(logging, errgrpc.UnaryServerInterceptor(), wirecodec.UnaryServerInterceptor()),
+//		grpc.ChainStreamInterceptor(logging, errgrpc.StreamServerInterceptor(), wirecodec.StreamServerInterceptor()),
+//	)
+package wirecodec
+
+import (
+	"fmt"
+
+	"google.golang.org/grpc/encoding"
+	grpcproto "google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/protoadapt"
+)
+
+// defaultCodec is grpc-go's proto codec, which marshals for Codec.
+var defaultCodec = encoding.GetCodecV2(grpcproto.Name)
+
+// Codec is grpc-go's proto codec, except that a message refused for invalid UTF-8 in string fields is
+// decoded with those strings repaired and marked with the violations for the interceptors of this package.
+// It is named "proto" so it replaces the default codec of a server given grpc.ForceServerCodecV2(Codec{}).
+// The zero value is ready to use.
+type Codec struct{}
+
+var _ encoding.CodecV2 = Codec{}
+
+// Name is "proto", the content subtype of the codec it replaces.
+func (Codec) Name() string { return grpcproto.Name }
+
+// Marshal encodes v exactly as grpc-go's proto codec does.
+func (Codec) Marshal(v any) (mem.BufferSlice, error) { return defaultCodec.Marshal(v) }
+
+// Unmarshal decodes data into v as grpc-go's proto codec does. When that fails and the cause is string
+// fields with invalid UTF-8, v holds the message with those strings repaired and the mark naming them
+// (see the package comment), and Unmarshal succeeds. Any other failure is returned unchanged.
+func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
+	m := messageOf(v)
+	if m == nil {
+		return fmt.Errorf("failed to unmarshal, message is %T, want proto.Message", v)
+	}
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	defer buf.Free()
+	b := buf.ReadOnlyData()
+	err := proto.Unmarshal(b, m)
+	if err == nil {
+		unmark(m) // a mark is only ever the codec's own
+		return nil
+	}
+	fixed, found, werr := repair(b, m.ProtoReflect().Descriptor())
+	if werr != nil || len(found) == 0 {
+		return err
+	}
+	if proto.Unmarshal(fixed, m) != nil {
+		// Another fault besides the strings: report what the default codec reports.
+		return err
+	}
+	unmark(m)
+	mark(m, found)
+	return nil
+}
+
+// messageOf is v as a proto.Message, as grpc-go's proto codec accepts it.
+func messageOf(v any) proto.Message {
+	switch v := v.(type) {
+	case protoadapt.MessageV1:
+		return protoadapt.MessageV2Of(v)
+	case protoadapt.MessageV2:
+		return v
+	}
+	return nil
+}
