@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // benchConcurrency is how many goroutines per CPU append at once: the broker serves many sessions, each
@@ -21,11 +24,18 @@ const benchConcurrency = 32
 // peer fsynceach-mutation writes and fsyncs every record on its own under a lock, as a log without group
 // commit would. Reported: mutations/s, records/s, p50/p99 latency of one Append and of a whole mutation, and
 // the fsync latency the Observer saw.
-func BenchmarkAppendParallel(b *testing.B) {
+func BenchmarkAppendParallel(b *testing.B) { benchAppend(b, benchConcurrency) }
+
+// BenchmarkAppendSerial is BenchmarkAppendParallel from one goroutine: the latency of a lone durable Append
+// (one write and one fsync each, nothing to group).
+func BenchmarkAppendSerial(b *testing.B) { benchAppend(b, 0) }
+
+// benchAppend runs both sides with parallelism goroutines per CPU (0: a single goroutine).
+func benchAppend(b *testing.B, parallelism int) {
 	b.Run("glovebox-mutation", func(b *testing.B) {
 		o := &observer{}
 		l, _ := openLog(b, Options{Observer: o})
-		benchMutations(b, func(rec *brokerv1.AuditRecord) error {
+		benchMutations(b, parallelism, func(rec *brokerv1.AuditRecord) error {
 			_, err := l.Append(context.Background(), rec)
 			return err
 		})
@@ -49,7 +59,7 @@ func BenchmarkAppendParallel(b *testing.B) {
 		var mu sync.Mutex
 		var seq uint64
 		var last string
-		benchMutations(b, func(rec *brokerv1.AuditRecord) error {
+		benchMutations(b, parallelism, func(rec *brokerv1.AuditRecord) error {
 			mu.Lock()
 			defer mu.Unlock()
 			seq++
@@ -71,13 +81,19 @@ func BenchmarkAppendParallel(b *testing.B) {
 	})
 }
 
-func benchMutations(b *testing.B, appendRec func(*brokerv1.AuditRecord) error) {
+// next is testing.PB.Next, or a loop counter when the benchmark runs in one goroutine.
+type next interface{ Next() bool }
+
+type counter struct{ n, max int }
+
+func (c *counter) Next() bool { c.n++; return c.n <= c.max }
+
+func benchMutations(b *testing.B, parallelism int, appendRec func(*brokerv1.AuditRecord) error) {
 	var mu sync.Mutex
 	var appends, mutations []time.Duration
-	b.SetParallelism(benchConcurrency)
 	b.ResetTimer()
 	start := time.Now()
-	b.RunParallel(func(pb *testing.PB) {
+	body := func(pb next) {
 		var a, m []time.Duration
 		i := 0
 		for pb.Next() {
@@ -103,7 +119,13 @@ func benchMutations(b *testing.B, appendRec func(*brokerv1.AuditRecord) error) {
 		mu.Lock()
 		appends, mutations = append(appends, a...), append(mutations, m...)
 		mu.Unlock()
-	})
+	}
+	if parallelism > 0 {
+		b.SetParallelism(parallelism)
+		b.RunParallel(func(pb *testing.PB) { body(pb) })
+	} else {
+		body(&counter{max: b.N})
+	}
 	elapsed := time.Since(start)
 	b.StopTimer()
 	if len(mutations) == 0 {
@@ -119,3 +141,65 @@ func benchMutations(b *testing.B, appendRec func(*brokerv1.AuditRecord) error) {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// BenchmarkAppendRate5k offers audited mutations at a fixed 5000/s (open loop, the target rate) and
+// measures each from the moment it was due, so a stall shows in the percentiles instead of slowing the
+// offered load. b.N is the number of mutations.
+func BenchmarkAppendRate5k(b *testing.B) {
+	b.Run("glovebox-mutation", func(b *testing.B) {
+		const rate = 5000
+		l, _ := openLog(b, Options{})
+		lat := make([]time.Duration, b.N)
+		var wg sync.WaitGroup
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			due := start.Add(time.Duration(i) * time.Second / rate)
+			if d := time.Until(due); d > 0 {
+				time.Sleep(d)
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				intent := clickRecord("vm1", "s", i)
+				if _, err := l.Append(context.Background(), intent); err != nil {
+					b.Error(err)
+					return
+				}
+				outcome := clickRecord("vm1", "s", i)
+				outcome.Phase, outcome.IntentSeq, outcome.Code = brokerv1.AuditPhase_AUDIT_PHASE_OUTCOME, intent.GetSeq(), "OK"
+				if _, err := l.Append(context.Background(), outcome); err != nil {
+					b.Error(err)
+					return
+				}
+				lat[i] = time.Since(due)
+			}()
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		b.StopTimer()
+		slices.Sort(lat)
+		b.ReportMetric(float64(b.N)/elapsed.Seconds(), "mutations/s")
+		b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
+		b.ReportMetric(ms(lat[len(lat)*99/100]), "p99-ms")
+	})
+}
+
+// BenchmarkRedact redacts a typical act request: glovebox-act is Redact's direct walk, the peer protojson-act
+// the protojson round trip it replaced.
+func BenchmarkRedact(b *testing.B) {
+	req := &brokerv1.ActRequest{SessionId: "s1", Request: &agentv1.ActRequest{
+		Owner: "s1", Target: &agentv1.Target{Kind: &agentv1.Target_Window{Window: &agentv1.WindowTarget{WindowId: 0x400007}}},
+		Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: "hello world", DelayMs: 2}},
+	}}
+	for _, side := range []struct {
+		name   string
+		redact func(Key, proto.Message) *structpb.Struct
+	}{{"glovebox-act", Redact}, {"protojson-act", redactViaJSON}} {
+		b.Run(side.name, func(b *testing.B) {
+			for b.Loop() {
+				side.redact(testKey, req)
+			}
+		})
+	}
+}

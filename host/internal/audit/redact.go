@@ -2,13 +2,17 @@ package audit
 
 import (
 	"crypto/hmac"
+	"math"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
@@ -34,150 +38,166 @@ var safeFields = map[protoreflect.FullName]bool{
 // anyway, since a long free-form string is more likely text than an identifier.
 const maxClearString = 256
 
-// Redact returns m as the Struct stored in AuditRecord.args: protojson with proto field names, where every
-// text-like field (textFields, and any other string over maxClearString bytes not in safeFields, including
-// inside Struct, Value and Any) is replaced by k.Text(value), and every bytes field is removed. m is not
-// modified. A message protojson cannot encode (invalid UTF-8 in a field kept in clear) yields
-// {"unencodable": "<message full name>"} rather than an error, so the request is still audited.
+// Redact returns m as the Struct stored in AuditRecord.args: its protojson form with proto field names,
+// except that every text-like value (textFields; any other string over maxClearString bytes not in
+// safeFields, including inside Struct, Value and Any; any string that is not valid UTF-8) is replaced by
+// k.Text(value), and bytes fields are left out. An Any is unpacked and redacted like any other message.
+// m is not modified. The Struct is built by walking m, not by a protojson round trip, since the broker
+// redacts every request; TestRedactMatchesProtojson holds it to protojson's mapping.
 func Redact(k Key, m proto.Message) *structpb.Struct {
 	if m == nil || !m.ProtoReflect().IsValid() {
 		return &structpb.Struct{Fields: map[string]*structpb.Value{}}
 	}
-	c := proto.Clone(m)
-	r := redactor{key: k}
-	r.message(c.ProtoReflect(), nil)
-	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(c)
-	st := &structpb.Struct{}
-	if err == nil {
-		err = protojson.Unmarshal(b, st)
+	v := redactor{key: k}.message(m.ProtoReflect())
+	if st := v.GetStructValue(); st != nil {
+		return st
 	}
-	if err != nil {
-		return &structpb.Struct{Fields: map[string]*structpb.Value{
-			"unencodable": structpb.NewStringValue(string(m.ProtoReflect().Descriptor().FullName())),
-		}}
+	// A well-known type whose JSON form is not an object (a Timestamp, a Value).
+	return &structpb.Struct{Fields: map[string]*structpb.Value{"value": v}}
+}
+
+type redactor struct{ key Key }
+
+// message returns the redacted JSON form of m.
+func (r redactor) message(m protoreflect.Message) *structpb.Value {
+	if m.Descriptor().FullName().Parent() == "google.protobuf" {
+		return r.wellKnown(m)
 	}
-	root := structpb.NewStructValue(st)
-	for _, rp := range r.repl {
-		setPath(root, rp.path, rp.v)
-	}
-	for _, p := range r.opaque {
-		if v := getPath(root, p); v != nil {
-			hashLongStrings(k, v)
-		}
-	}
-	return st
-}
-
-// pathElem is one step into the protojson form: a field or map key (string) or a list index.
-type pathElem struct {
-	key   string
-	index int
-	isIdx bool
-}
-
-type replacement struct {
-	path []pathElem
-	v    *structpb.Value
-}
-
-type redactor struct {
-	key    Key
-	repl   []replacement
-	opaque [][]pathElem
-}
-
-func extend(p []pathElem, e pathElem) []pathElem {
-	return append(p[:len(p):len(p)], e)
-}
-
-// message redacts msg in place: text-like strings become "" (their replacement recorded for the JSON form),
-// bytes fields are cleared.
-func (r *redactor) message(msg protoreflect.Message, path []pathElem) {
-	var clear []protoreflect.FieldDescriptor
-	msg.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	fields := make(map[string]*structpb.Value, m.Descriptor().Fields().Len())
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		name := string(fd.Name())
 		if fd.IsExtension() {
 			name = "[" + string(fd.FullName()) + "]"
 		}
-		fp := extend(path, pathElem{key: name})
 		switch {
+		case fd.Kind() == protoreflect.BytesKind && !fd.IsMap():
 		case fd.IsList():
 			l := v.List()
+			vals := make([]*structpb.Value, 0, l.Len())
 			for i := 0; i < l.Len(); i++ {
-				ep := extend(fp, pathElem{index: i, isIdx: true})
-				if nv, ok := r.value(fd, l.Get(i), ep); ok {
-					l.Set(i, nv)
+				if x := r.singular(fd, l.Get(i)); x != nil {
+					vals = append(vals, x)
 				}
 			}
-			if fd.Kind() == protoreflect.BytesKind {
-				clear = append(clear, fd)
-			}
+			fields[name] = structpb.NewListValue(&structpb.ListValue{Values: vals})
 		case fd.IsMap():
-			m := v.Map()
 			vd := fd.MapValue()
 			if vd.Kind() == protoreflect.BytesKind {
-				clear = append(clear, fd)
 				break
 			}
-			m.Range(func(mk protoreflect.MapKey, mv protoreflect.Value) bool {
-				if nv, ok := r.value(vd, mv, extend(fp, pathElem{key: mk.String()})); ok {
-					m.Set(mk, nv)
+			mm := map[string]*structpb.Value{}
+			v.Map().Range(func(mk protoreflect.MapKey, mv protoreflect.Value) bool {
+				if x := r.singular(vd, mv); x != nil {
+					mm[strings.ToValidUTF8(mk.String(), "\uFFFD")] = x
 				}
 				return true
 			})
+			fields[name] = structpb.NewStructValue(&structpb.Struct{Fields: mm})
 		default:
-			if fd.Kind() == protoreflect.BytesKind {
-				clear = append(clear, fd)
-				break
-			}
-			if nv, ok := r.value(fd, v, fp); ok {
-				if fd.Kind() == protoreflect.StringKind {
-					// Cleared rather than set to "" so the JSON field is absent until the replacement is set;
-					// a cleared wrapper message is handled by value.
-					clear = append(clear, fd)
-				} else {
-					msg.Set(fd, nv)
-				}
+			if x := r.singular(fd, v); x != nil {
+				fields[name] = x
 			}
 		}
 		return true
 	})
-	for _, fd := range clear {
-		msg.Clear(fd)
-	}
+	return structpb.NewStructValue(&structpb.Struct{Fields: fields})
 }
 
-// value redacts one singular value (a field, list element or map value) at path. It returns a replacement
-// value and true when the value must change in the message.
-func (r *redactor) value(fd protoreflect.FieldDescriptor, v protoreflect.Value, path []pathElem) (protoreflect.Value, bool) {
+// singular returns the redacted JSON form of one value of fd (a field, list element or map value), nil to
+// leave it out.
+func (r redactor) singular(fd protoreflect.FieldDescriptor, v protoreflect.Value) *structpb.Value {
 	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return structpb.NewBoolValue(v.Bool())
+	case protoreflect.EnumKind:
+		if fd.Enum().FullName() == "google.protobuf.NullValue" {
+			return structpb.NewNullValue()
+		}
+		if ev := fd.Enum().Values().ByNumber(v.Enum()); ev != nil {
+			return structpb.NewStringValue(string(ev.Name()))
+		}
+		return structpb.NewNumberValue(float64(v.Enum()))
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return structpb.NewNumberValue(float64(v.Int()))
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return structpb.NewNumberValue(float64(v.Uint()))
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return structpb.NewStringValue(strconv.FormatInt(v.Int(), 10))
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return structpb.NewStringValue(strconv.FormatUint(v.Uint(), 10))
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		f := v.Float()
+		switch {
+		case math.IsNaN(f):
+			return structpb.NewStringValue("NaN")
+		case math.IsInf(f, 1):
+			return structpb.NewStringValue("Infinity")
+		case math.IsInf(f, -1):
+			return structpb.NewStringValue("-Infinity")
+		case fd.Kind() == protoreflect.FloatKind:
+			// protojson prints a float with float32 precision; parsing that back gives this float64.
+			f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'g', -1, 32), 64)
+		}
+		return structpb.NewNumberValue(f)
 	case protoreflect.StringKind:
 		s := v.String()
-		if textFields[fd.FullName()] || (len(s) > maxClearString && !safeFields[fd.FullName()]) {
-			r.repl = append(r.repl, replacement{path: path, v: r.key.Text(s)})
-			return protoreflect.ValueOfString(""), true
+		if textFields[fd.FullName()] || (len(s) > maxClearString && !safeFields[fd.FullName()]) || !utf8.ValidString(s) {
+			return r.key.Text(s)
 		}
-	case protoreflect.BytesKind:
-		return protoreflect.ValueOfBytes(nil), true
+		return structpb.NewStringValue(s)
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		m := v.Message()
-		switch m.Descriptor().FullName() {
-		case "google.protobuf.BytesValue":
-			m.Set(m.Descriptor().Fields().ByName("value"), protoreflect.ValueOfBytes(nil))
-		case "google.protobuf.StringValue":
-			vf := m.Descriptor().Fields().ByName("value")
-			if s := m.Get(vf).String(); len(s) > maxClearString {
-				r.repl = append(r.repl, replacement{path: path, v: r.key.Text(s)})
-				m.Set(vf, protoreflect.ValueOfString(""))
-			}
-		case "google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue", "google.protobuf.Any":
-			// Their JSON form is not their field structure: long strings are hashed in the JSON afterwards.
-			r.opaque = append(r.opaque, path)
-		default:
-			r.message(m, path)
-		}
+		return r.message(v.Message())
 	}
-	return protoreflect.Value{}, false
+	return nil
+}
+
+// wellKnown handles google.protobuf messages, whose JSON form is special.
+func (r redactor) wellKnown(m protoreflect.Message) *structpb.Value {
+	switch m.Descriptor().FullName() {
+	case "google.protobuf.BytesValue":
+		return nil
+	case "google.protobuf.StringValue":
+		s := m.Get(m.Descriptor().Fields().ByName("value")).String()
+		if len(s) > maxClearString || !utf8.ValidString(s) {
+			return r.key.Text(s)
+		}
+		return structpb.NewStringValue(s)
+	case "google.protobuf.Any":
+		return r.any(m)
+	}
+	// Struct, Value, ListValue, Timestamp, Duration, FieldMask, Empty and the other wrappers: protojson's own
+	// form, with long strings hashed.
+	b, err := protojson.Marshal(m.Interface())
+	v := &structpb.Value{}
+	if err == nil {
+		err = protojson.Unmarshal(b, v)
+	}
+	if err != nil {
+		return structpb.NewStringValue("unencodable " + string(m.Descriptor().FullName()))
+	}
+	hashLongStrings(r.key, v)
+	return v
+}
+
+// any unpacks an Any so that the message inside is redacted like any other; one whose type is unknown keeps
+// only its @type (its content is bytes).
+func (r redactor) any(m protoreflect.Message) *structpb.Value {
+	a, ok := m.Interface().(*anypb.Any)
+	if !ok {
+		return nil
+	}
+	typ := structpb.NewStringValue(a.GetTypeUrl())
+	inner, err := a.UnmarshalNew()
+	if err != nil {
+		return structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{"@type": typ}})
+	}
+	v := r.message(inner.ProtoReflect())
+	if inner.ProtoReflect().Descriptor().FullName().Parent() == "google.protobuf" {
+		return structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{"@type": typ, "value": v}})
+	}
+	st := v.GetStructValue()
+	st.Fields["@type"] = typ
+	return v
 }
 
 // hashLongStrings replaces every string value longer than maxClearString under v.
@@ -195,49 +215,6 @@ func hashLongStrings(k Key, v *structpb.Value) {
 		for _, e := range x.ListValue.GetValues() {
 			hashLongStrings(k, e)
 		}
-	}
-}
-
-func child(v *structpb.Value, e pathElem) *structpb.Value {
-	if e.isIdx {
-		l := v.GetListValue().GetValues()
-		if e.index < len(l) {
-			return l[e.index]
-		}
-		return nil
-	}
-	return v.GetStructValue().GetFields()[e.key]
-}
-
-func getPath(v *structpb.Value, path []pathElem) *structpb.Value {
-	for _, e := range path {
-		if v = child(v, e); v == nil {
-			return nil
-		}
-	}
-	return v
-}
-
-// setPath sets the value at path, whose parent exists in the JSON form because every message on the way is
-// set (protojson emits set messages even when empty).
-func setPath(root *structpb.Value, path []pathElem, nv *structpb.Value) {
-	if len(path) == 0 {
-		return
-	}
-	parent := getPath(root, path[:len(path)-1])
-	last := path[len(path)-1]
-	switch {
-	case parent == nil:
-	case last.isIdx:
-		if l := parent.GetListValue().GetValues(); last.index < len(l) {
-			l[last.index] = nv
-		}
-	case parent.GetStructValue() != nil:
-		st := parent.GetStructValue()
-		if st.Fields == nil {
-			st.Fields = map[string]*structpb.Value{}
-		}
-		st.Fields[last.key] = nv
 	}
 }
 

@@ -164,3 +164,122 @@ func TestCanariesNeverWritten(t *testing.T) {
 		t.Errorf("Prove path = %v, want [request.type.text]", got)
 	}
 }
+
+// TestRedactMatchesProtojson fills every message of the agent and broker APIs (each oneof member in turn)
+// and checks that Redact's direct walk gives the Struct of the reference protojson round trip.
+func TestRedactMatchesProtojson(t *testing.T) {
+	var msgs []protoreflect.MessageDescriptor
+	for _, fd := range []protoreflect.FileDescriptor{
+		agentv1.File_glovebox_agent_v1_act_proto, agentv1.File_glovebox_agent_v1_agent_proto,
+		agentv1.File_glovebox_agent_v1_clipboard_proto, agentv1.File_glovebox_agent_v1_observe_proto,
+		agentv1.File_glovebox_agent_v1_common_proto, brokerv1.File_glovebox_broker_v1_audit_proto,
+		brokerv1.File_glovebox_broker_v1_computer_proto, brokerv1.File_glovebox_broker_v1_session_proto,
+		brokerv1.File_glovebox_broker_v1_guest_proto, brokerv1.File_glovebox_broker_v1_control_proto,
+	} {
+		for i := 0; i < fd.Messages().Len(); i++ {
+			msgs = append(msgs, fd.Messages().Get(i))
+		}
+	}
+	for _, md := range msgs {
+		for variant := range 4 {
+			mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := mt.New()
+			fill(m, variant, 3)
+			want := redactViaJSON(testKey, m.Interface())
+			got := Redact(testKey, m.Interface())
+			if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
+				t.Errorf("%s variant %d (-protojson +Redact):\n%s", md.FullName(), variant, diff)
+			}
+		}
+	}
+}
+
+// fill sets every field of m to a value that is not the default, choosing oneof member variant (mod count).
+func fill(m protoreflect.Message, variant, depth int) {
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if o := fd.ContainingOneof(); o != nil && !o.IsSynthetic() && o.Fields().Get(variant%o.Fields().Len()) != fd {
+			continue
+		}
+		switch {
+		case fd.IsList():
+			l := m.Mutable(fd).List()
+			for j := range 2 {
+				if fd.Kind() == protoreflect.MessageKind {
+					e := l.NewElement()
+					if fillMessage(e.Message(), variant+j, depth-1) {
+						l.Append(e)
+					}
+					continue
+				}
+				l.Append(scalar(fd, j))
+			}
+		case fd.IsMap():
+			mp := m.Mutable(fd).Map()
+			for j := range 2 {
+				k := scalar(fd.MapKey(), j).MapKey()
+				if fd.MapValue().Kind() == protoreflect.MessageKind {
+					v := mp.NewValue()
+					if fillMessage(v.Message(), variant, depth-1) {
+						mp.Set(k, v)
+					}
+					continue
+				}
+				mp.Set(k, scalar(fd.MapValue(), j))
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			v := m.NewField(fd)
+			if fillMessage(v.Message(), variant, depth-1) {
+				m.Set(fd, v)
+			}
+		default:
+			m.Set(fd, scalar(fd, 1))
+		}
+	}
+}
+
+func fillMessage(m protoreflect.Message, variant, depth int) bool {
+	switch name := m.Descriptor().FullName(); {
+	case depth <= 0:
+		return false
+	case name == "google.protobuf.Timestamp" || name == "google.protobuf.Duration":
+		m.Set(m.Descriptor().Fields().ByName("seconds"), protoreflect.ValueOfInt64(1700000000))
+		m.Set(m.Descriptor().Fields().ByName("nanos"), protoreflect.ValueOfInt32(5000))
+		return true
+	case name.Parent() == "google.protobuf":
+		return false
+	}
+	fill(m, variant, depth)
+	return true
+}
+
+func scalar(fd protoreflect.FieldDescriptor, j int) protoreflect.Value {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return protoreflect.ValueOfBool(true)
+	case protoreflect.EnumKind:
+		vals := fd.Enum().Values()
+		return protoreflect.ValueOfEnum(vals.Get(vals.Len() - 1 - j%vals.Len()).Number())
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return protoreflect.ValueOfInt32(int32(-7 - j))
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return protoreflect.ValueOfInt64(int64(-1<<40 - j))
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return protoreflect.ValueOfUint32(uint32(4000000000 + j))
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return protoreflect.ValueOfUint64(uint64(1)<<63 + uint64(j))
+	case protoreflect.FloatKind:
+		return protoreflect.ValueOfFloat32(0.1 + float32(j))
+	case protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64(0.3 + float64(j))
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString(string(fd.Name()) + "-" + strings.Repeat("é", j*200))
+	case protoreflect.BytesKind:
+		return protoreflect.ValueOfBytes([]byte{1, 2, byte(j)})
+	}
+	panic("unhandled kind " + fd.Kind().String())
+}
