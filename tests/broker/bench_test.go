@@ -1,0 +1,60 @@
+package broker_test
+
+import (
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/testenv"
+	"glovebox.dev/tests/internal/agenttest"
+)
+
+// BenchmarkBrokerOverhead puts the broker path and the straight-to-agent path side by side in one run: a
+// PNG screenshot (one audit record) and a click (intent and outcome durable before the answer). Compare
+// p50-ms of broker-x against direct-x.
+func BenchmarkBrokerOverhead(b *testing.B) {
+	testenv.NeedCommands(b, "Xvfb", "openbox")
+	a := agenttest.Start(b, agenttest.Options{})
+	br := startBroker(b, map[string]string{"vm1": "unix://" + a.Socket})
+	ctx := context.Background()
+	agentConn := a.DialUnix(b)
+	observe, actc := agentv1.NewObserveServiceClient(agentConn), agentv1.NewActServiceClient(agentConn)
+	computer := brokerv1.NewComputerServiceClient(br.Conn)
+	s := br.session(b, "vm1")
+	png := &agentv1.CaptureScreenshotRequest{Options: &agentv1.ScreenshotOptions{Format: agentv1.ImageFormat_IMAGE_FORMAT_PNG}}
+	click := func() *agentv1.ActRequest { return clickAt(20, 20) }
+	cases := []struct {
+		name string
+		run  func() error
+	}{
+		{"direct-png", func() error { _, err := observe.CaptureScreenshot(ctx, png); return err }},
+		{"broker-png", func() error {
+			_, err := computer.CaptureScreenshot(ctx, &brokerv1.CaptureScreenshotRequest{SessionId: s, Request: png})
+			return err
+		}},
+		{"direct-click", func() error {
+			r := click()
+			r.Owner = "bench"
+			_, err := actc.Act(ctx, r)
+			return err
+		}},
+		{"broker-click", func() error { _, err := computer.Act(ctx, act(click(), s)); return err }},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				t0 := time.Now()
+				if err := c.run(); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+		})
+	}
+}
