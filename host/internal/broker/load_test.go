@@ -158,4 +158,3 @@ func BenchmarkAuditedMutations(b *testing.B) {
 		}
 	}
 }
-
