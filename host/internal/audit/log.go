@@ -170,7 +170,9 @@ func (l *Log) guest(name string, create bool) (*guestLog, error) {
 // unset, the current time, and returns once the record is written and fsynced. Records appended
 // concurrently are committed together (one write and one fsync per batch). rec.guest is required. rec
 // belongs to the log from the call on (the writer fills it in even if ctx ends first); read it after a nil
-// error. When ctx ends first the record may still become durable.
+// error. An error means the record is not known to be durable, not that it is absent: when ctx ends first,
+// or a write fails after part of a batch reached a rotated file, it may still be in the log (the chain stays
+// valid either way). A failed write makes the next batch recover the guest's files from disk first.
 func (l *Log) Append(ctx context.Context, rec *brokerv1.AuditRecord) (uint64, error) {
 	if rec == nil {
 		return 0, fmt.Errorf("audit: nil record: %w", errdefs.ErrInvalidArgument)
