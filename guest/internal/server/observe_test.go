@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/testing/protocmp"
@@ -318,7 +317,7 @@ func TestObserveDesktop(t *testing.T) {
 		}
 		for _, tt := range tests {
 			_, err := e.observe.CaptureScreenshot(context.Background(), &agentv1.CaptureScreenshotRequest{Options: tt.opts})
-			if diff := cmp.Diff([]string{tt.field}, badFields(t, err)); diff != "" {
+			if diff := cmp.Diff([]string{tt.field}, violatedFields(t, err)); diff != "" {
 				t.Errorf("%v: fields (-want +got):\n%s", tt.opts, diff)
 			}
 		}
@@ -326,29 +325,10 @@ func TestObserveDesktop(t *testing.T) {
 		if err == nil {
 			_, err = stream.Recv()
 		}
-		if diff := cmp.Diff([]string{"max_fps"}, badFields(t, err)); diff != "" {
+		if diff := cmp.Diff([]string{"max_fps"}, violatedFields(t, err)); diff != "" {
 			t.Errorf("watch max_fps: fields (-want +got):\n%s", diff)
 		}
 	})
-}
-
-// badFields returns the fields of the BadRequest detail of an INVALID_ARGUMENT error.
-func badFields(t *testing.T, err error) []string {
-	t.Helper()
-	st, _ := status.FromError(err)
-	if st.Code() != codes.InvalidArgument {
-		t.Errorf("code %v (%v), want InvalidArgument", st.Code(), err)
-		return nil
-	}
-	var out []string
-	for _, d := range st.Details() {
-		if br, ok := d.(*errdetails.BadRequest); ok {
-			for _, v := range br.FieldViolations {
-				out = append(out, v.Field)
-			}
-		}
-	}
-	return out
 }
 
 func TestObserveWithoutBackends(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errgrpc"
+	"glovebox.dev/shared/wirecodec"
 	"google.golang.org/grpc"
 )
 
@@ -75,12 +76,15 @@ func (s *Services) Register(g *grpc.Server) {
 }
 
 // ServerOptions returns the grpc.ServerOptions every agent server uses: interceptors that log one line per
-// RPC and turn errdefs classes into status with ErrorInfo, and the message size limits.
+// RPC and turn errdefs classes into status with ErrorInfo, the codec that makes invalid UTF-8 in a string
+// field a BadRequest naming the field (grpc-go's own codec makes it INTERNAL), and the message size limits.
 func (s *Services) ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
-		// Logging sees the final status, so it runs outside the errdefs -> status translation.
-		grpc.ChainUnaryInterceptor(logUnary(s.log), errgrpc.UnaryServerInterceptor()),
-		grpc.ChainStreamInterceptor(logStream(s.log), errgrpc.StreamServerInterceptor()),
+		// Logging sees the final status, so it runs outside the errdefs -> status translation, and that runs
+		// outside the check of the codec's UTF-8 findings, whose *errdefs.BadRequest it converts.
+		grpc.ForceServerCodecV2(wirecodec.Codec{}),
+		grpc.ChainUnaryInterceptor(logUnary(s.log), errgrpc.UnaryServerInterceptor(), wirecodec.UnaryServerInterceptor()),
+		grpc.ChainStreamInterceptor(logStream(s.log), errgrpc.StreamServerInterceptor(), wirecodec.StreamServerInterceptor()),
 		grpc.MaxRecvMsgSize(MaxMessageBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),
 	}
