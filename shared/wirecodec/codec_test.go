@@ -328,3 +328,25 @@ func FuzzCodec(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkUnmarshal puts Codec beside grpc-go's proto codec on a valid request (the path every request
+// takes) and shows the cost of the repair path on an invalid one.
+func BenchmarkUnmarshal(b *testing.B) {
+	valid := marshal(b, &agentv1.ActRequest{Owner: "s1", RequestId: "r1",
+		Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: strings.Repeat("héllo ", 100)}}})
+	invalid := typeText(strings.Repeat("héllo ", 100) + "\xff")
+	run := func(name string, c interface {
+		Unmarshal(mem.BufferSlice, any) error
+	}, raw []byte) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = c.Unmarshal(slice(raw), &agentv1.ActRequest{})
+			}
+		})
+	}
+	run("glovebox-act", Codec{}, valid)
+	run("grpc-act", defaultCodec, valid)
+	run("glovebox-act-invalid", Codec{}, invalid)
+	run("grpc-act-invalid", defaultCodec, invalid)
+}
