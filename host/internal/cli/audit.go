@@ -173,11 +173,8 @@ func (r *runner) auditProve(args []string) error {
 	if (*dir != "") != (*guest != "") || (*dir == "") == (len(pos) == 0) {
 		return usagef(cmd, "give -dir D -guest G, or record files, not both")
 	}
-	// LoadOrCreateKey would make a new key for a missing file, which can prove nothing.
-	if _, err := os.Stat(*keyFile); err != nil {
-		return fmt.Errorf("audit key: %w", err)
-	}
-	key, err := audit.LoadOrCreateKey(*keyFile)
+	// LoadKey never creates a key: a new key for a missing file could prove nothing.
+	key, err := audit.LoadKey(*keyFile)
 	if err != nil {
 		return err
 	}
