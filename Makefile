@@ -8,10 +8,12 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 deps: ## Install missing Debian packages and the pinned Go tools into ./bin.
 	scripts/install-deps.sh
 
-build: ## Build glovebox-agent into ./bin.
+build: ## Build glovebox-agent, glovebox-broker and the glovebox CLI into ./bin.
 	go build -ldflags "-X main.version=$(VERSION)" -o bin/glovebox-agent ./guest/cmd/glovebox-agent
+	go build -ldflags "-X main.version=$(VERSION)" -o bin/glovebox-broker ./host/cmd/glovebox-broker
+	go build -ldflags "-X main.version=$(VERSION)" -o bin/glovebox ./host/cmd/glovebox
 
-run: deps build ## Run the agent on this desktop ($$DISPLAY), or on a fresh Xvfb desktop when there is none.
+run: deps build ## Run agent + broker on this desktop ($$DISPLAY), or on a fresh Xvfb desktop when there is none.
 	scripts/run-local.sh
 
 test: deps ## Every check and test (set GLOVEBOX_REQUIRE_ALL=1 to fail instead of skip when a component is missing).

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Runs glovebox-agent on a local desktop: the current $DISPLAY, or (when there is none, or GLOVEBOX_XVFB=1) a
-# fresh Xvfb 1280x800 with openbox and an xterm. It serves on a unix socket and on tcp://127.0.0.1:7005.
+# Runs Glovebox on a local desktop, the embedded default: glovebox-agent on the current $DISPLAY (or, when there is
+# none or GLOVEBOX_XVFB=1, a fresh Xvfb 1280x800 with openbox and an xterm), and glovebox-broker in front of it with
+# one guest ("local") and you (your uid) as an admin principal. Everything lives in one private run directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-run_dir="${XDG_RUNTIME_DIR:-/tmp}/glovebox-$(id -u)"
-mkdir -p "$run_dir" && chmod 700 "$run_dir"
-sock="$run_dir/agent.sock"
-tcp="${GLOVEBOX_TCP:-127.0.0.1:7005}"
+run_dir="${GLOVEBOX_RUN_DIR:-${XDG_RUNTIME_DIR:-/tmp}/glovebox-$(id -u)}"
+mkdir -p "$run_dir/audit" && chmod 700 "$run_dir" "$run_dir/audit"
+agent_sock="$run_dir/agent.sock"
+broker_sock="$run_dir/broker.sock"
+agent_tcp="${GLOVEBOX_TCP:-127.0.0.1:7005}"
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
-trap cleanup EXIT
+cleanup() { for ((i=${#pids[@]}-1; i>=0; i--)); do kill "${pids[$i]}" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT INT TERM
 
 if [ -z "${DISPLAY:-}" ] || [ "${GLOVEBOX_XVFB:-0}" = 1 ]; then
   : > "$run_dir/display"
@@ -25,16 +27,33 @@ if [ -z "${DISPLAY:-}" ] || [ "${GLOVEBOX_XVFB:-0}" = 1 ]; then
   echo "started Xvfb on DISPLAY=$DISPLAY with openbox and an xterm"
 fi
 
-cat <<EOT
-glovebox-agent on DISPLAY=$DISPLAY
-  unix://$sock
-  tcp://$tcp
-Try:
-  grpcurl -plaintext $tcp list
-  grpcurl -plaintext $tcp glovebox.agent.v1.AgentService/GetInfo
-  grpcurl -plaintext -d '{"action":{"type":{"text":"hello"}},"owner":"me"}' $tcp glovebox.agent.v1.ActService/Act
-  grpcurl -unix -plaintext $sock glovebox.agent.v1.ObserveService/ListWindows
-EOT
-bin/glovebox-agent -listen "unix://$sock" -listen "tcp://$tcp" &
+bin/glovebox-agent -listen "unix://$agent_sock" -listen "tcp://$agent_tcp" 2>>"$run_dir/agent.log" &
 pids+=($!)
-wait "${pids[-1]}"
+
+cat > "$run_dir/broker.json" <<JSON
+{
+  "listen": ["unix://$broker_sock"],
+  "audit": {"dir": "$run_dir/audit"},
+  "principals": [{"name": "$(id -un)", "uids": [$(id -u)], "guests": ["*"], "control": true, "admin": true, "audit": true}],
+  "guests": [{"name": "local", "endpoint": "unix://$agent_sock"}]
+}
+JSON
+bin/glovebox-broker -config "$run_dir/broker.json" 2>>"$run_dir/broker.log" &
+pids+=($!)
+for _ in $(seq 100); do [ -S "$broker_sock" ] && break; sleep 0.1; done
+
+cat <<EOT
+Glovebox is running on DISPLAY=$DISPLAY (logs: $run_dir/{agent,broker}.log, audit: $run_dir/audit)
+  broker: unix://$broker_sock   (guest "local")
+  agent:  unix://$agent_sock and tcp://$agent_tcp
+Try:
+  export PATH=\$PWD/bin:\$PATH GLOVEBOX_BROKER=unix://$broker_sock
+  export GLOVEBOX_SESSION=\$(glovebox sessions create local)
+  glovebox screenshot -o shot.png
+  glovebox act type 'hello from glovebox'
+  glovebox act key ctrl+a
+  glovebox audit tail -guest local -n 5
+  grpcurl -plaintext $agent_tcp list
+Ctrl-C stops everything.
+EOT
+wait -n "${pids[@]}"
