@@ -668,7 +668,10 @@ type WriteClipboardRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// owner is set to the session id.
-	Request       *v1.WriteClipboardRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	Request *v1.WriteClipboardRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	// Policy confirmation: text that looks like a secret is refused with CONFIRMATION_REQUIRED unless set (the
+	// broker checks it; it is not sent to the guest).
+	Confirm       bool `protobuf:"varint,3,opt,name=confirm,proto3" json:"confirm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -715,6 +718,13 @@ func (x *WriteClipboardRequest) GetRequest() *v1.WriteClipboardRequest {
 		return x.Request
 	}
 	return nil
+}
+
+func (x *WriteClipboardRequest) GetConfirm() bool {
+	if x != nil {
+		return x.Confirm
+	}
+	return false
 }
 
 // WriteClipboardResponse wraps the agent response.
@@ -817,11 +827,12 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\arequest\x18\x02 \x01(\v2'.glovebox.agent.v1.ReadClipboardRequestR\arequest\"z\n" +
 	"\x15ReadClipboardResponse\x12D\n" +
 	"\bresponse\x18\x01 \x01(\v2(.glovebox.agent.v1.ReadClipboardResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"z\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"\x94\x01\n" +
 	"\x15WriteClipboardRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12B\n" +
-	"\arequest\x18\x02 \x01(\v2(.glovebox.agent.v1.WriteClipboardRequestR\arequest\"|\n" +
+	"\arequest\x18\x02 \x01(\v2(.glovebox.agent.v1.WriteClipboardRequestR\arequest\x12\x18\n" +
+	"\aconfirm\x18\x03 \x01(\bR\aconfirm\"|\n" +
 	"\x16WriteClipboardResponse\x12E\n" +
 	"\bresponse\x18\x01 \x01(\v2).glovebox.agent.v1.WriteClipboardResponseR\bresponse\x12\x1b\n" +
 	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\xce\x05\n" +

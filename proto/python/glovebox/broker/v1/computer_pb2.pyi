@@ -105,12 +105,14 @@ class WatchScreenResponse(_message.Message):
     def __init__(self, response: _Optional[_Union[_observe_pb2.WatchScreenResponse, _Mapping]] = ...) -> None: ...
 
 class WriteClipboardRequest(_message.Message):
-    __slots__ = ["request", "session_id"]
+    __slots__ = ["confirm", "request", "session_id"]
+    CONFIRM_FIELD_NUMBER: _ClassVar[int]
     REQUEST_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    confirm: bool
     request: _clipboard_pb2.WriteClipboardRequest
     session_id: str
-    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_clipboard_pb2.WriteClipboardRequest, _Mapping]] = ...) -> None: ...
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_clipboard_pb2.WriteClipboardRequest, _Mapping]] = ..., confirm: bool = ...) -> None: ...
 
 class WriteClipboardResponse(_message.Message):
     __slots__ = ["audit_seq", "response"]
