@@ -75,9 +75,9 @@ func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.Act
 	return &brokerv1.ActResponse{Response: resp, AuditSeq: seq}, nil
 }
 
-// WriteClipboard writes the guest's clipboard (a mutation). confirm lets text that looks like a secret
-// through the policy gate.
-func (b *Broker) WriteClipboard(ctx context.Context, r *brokerv1.WriteClipboardRequest, confirm bool) (*brokerv1.WriteClipboardResponse, error) {
+// WriteClipboard writes the guest's clipboard (a mutation). r.confirm lets text that looks like a secret
+// through the policy gate; the audit records say it was set (args.confirm).
+func (b *Broker) WriteClipboard(ctx context.Context, r *brokerv1.WriteClipboardRequest) (*brokerv1.WriteClipboardResponse, error) {
 	cl, err := b.begin(ctx, RPCWriteClipboard, r.GetSessionId())
 	if err != nil {
 		return nil, err
@@ -89,11 +89,14 @@ func (b *Broker) WriteClipboard(ctx context.Context, r *brokerv1.WriteClipboardR
 	bad := ownerViolation(wr.GetOwner(), cl.s.id)
 	wr.Owner = cl.s.id
 	cl.args = wr
+	if r.GetConfirm() {
+		cl.extraArgs = map[string]*structpb.Value{"confirm": structpb.NewBoolValue(true)}
+	}
 	if err := checkRequest(validate.WriteClipboard(wr), bad...); err != nil {
 		return nil, b.refuse(ctx, cl, err)
 	}
 	var gate error
-	if !confirm {
+	if !r.GetConfirm() {
 		gate = b.gates.CheckText("request.text", wr.GetText())
 	}
 	var resp *agentv1.WriteClipboardResponse

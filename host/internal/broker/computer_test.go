@@ -111,7 +111,7 @@ func TestControl(t *testing.T) {
 		if i%2 == 0 {
 			_, err = tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: click(1, 1, agentv1.MouseButton_MOUSE_BUTTON_LEFT)})
 		} else {
-			_, err = tb.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: s, Request: &agentv1.WriteClipboardRequest{Text: "x"}}, false)
+			_, err = tb.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: s, Request: &agentv1.WriteClipboardRequest{Text: "x"}})
 		}
 		if reason(err) != "CONTROL_HELD" {
 			t.Fatalf("mutation %d while held: %v, want CONTROL_HELD", i, err)
@@ -187,11 +187,11 @@ func TestPolicyGates(t *testing.T) {
 			}
 		})
 	}
-	_, err := tb.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: s, Request: &agentv1.WriteClipboardRequest{Text: "AKIAIOSFODNN7EXAMPLE"}}, false)
+	_, err := tb.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: s, Request: &agentv1.WriteClipboardRequest{Text: "AKIAIOSFODNN7EXAMPLE"}})
 	if reason(err) != "CONFIRMATION_REQUIRED" {
 		t.Errorf("clipboard secret: %v", err)
 	}
-	if _, err := tb.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: s, Request: &agentv1.WriteClipboardRequest{Text: "AKIAIOSFODNN7EXAMPLE"}}, true); err != nil {
+	if _, err := tb.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: s, Request: &agentv1.WriteClipboardRequest{Text: "AKIAIOSFODNN7EXAMPLE"}, Confirm: true}); err != nil {
 		t.Errorf("confirmed clipboard secret: %v", err)
 	}
 }

@@ -105,6 +105,8 @@ func TestRequests(t *testing.T) {
 			&brokerv1.WriteClipboardRequest{SessionId: "s-1", Request: &agentv1.WriteClipboardRequest{Selection: agentv1.Selection_SELECTION_CLIPBOARD, Text: "secret"}}},
 		{"clipboard write stdin", []string{"clipboard", "write", "-s", "s-1", "-stdin"}, "from\nstdin", nil,
 			&brokerv1.WriteClipboardRequest{SessionId: "s-1", Request: &agentv1.WriteClipboardRequest{Selection: agentv1.Selection_SELECTION_CLIPBOARD, Text: "from\nstdin"}}},
+		{"clipboard write confirm", []string{"clipboard", "write", "-s", "s-1", "-confirm", "-primary", "AKIAIOSFODNN7EXAMPLE"}, "", nil,
+			&brokerv1.WriteClipboardRequest{SessionId: "s-1", Confirm: true, Request: &agentv1.WriteClipboardRequest{Selection: agentv1.Selection_SELECTION_PRIMARY, Text: "AKIAIOSFODNN7EXAMPLE"}}},
 		{"control acquire", []string{"control", "acquire", "g1", "-reason", "fixing the printer"}, "", nil,
 			&brokerv1.AcquireControlRequest{Guest: "g1", Reason: "fixing the printer"}},
 		{"control release", []string{"control", "release", "g1"}, "", nil, &brokerv1.ReleaseControlRequest{Guest: "g1"}},

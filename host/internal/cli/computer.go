@@ -25,8 +25,8 @@ const usageCursor = `  cursor -s SESSION                          pointer positi
 `
 
 const usageClipboard = `  clipboard read -s SESSION [-primary]       print the clipboard text (untrusted guest content)
-  clipboard write -s SESSION [-primary] (TEXT | -stdin)
-                                             set the clipboard
+  clipboard write -s SESSION [-primary] [-confirm] (TEXT | -stdin)
+                                             set the clipboard (-confirm: text that looks like a secret)
 `
 
 // screenshotFlags are the capture options shared by screenshot and act -observe.
@@ -217,9 +217,10 @@ func (r *runner) clipboard(args []string) error {
 	fs := r.flagSet(cmd)
 	session := r.sessionFlag(fs)
 	primary := fs.Bool("primary", false, "the PRIMARY selection instead of CLIPBOARD")
-	var fromStdin bool
+	var fromStdin, confirm bool
 	if sub == "write" {
 		fs.BoolVar(&fromStdin, "stdin", false, "read the text from standard input")
+		fs.BoolVar(&confirm, "confirm", false, "confirm text the policy holds back as secret-looking")
 	}
 	pos, err := r.parse(fs, cmd, args)
 	if err != nil {
@@ -260,7 +261,7 @@ func (r *runner) clipboard(args []string) error {
 		}
 		ctx, cancel := r.call()
 		defer cancel()
-		resp, err := cc.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: *session, Request: &agentv1.WriteClipboardRequest{Selection: sel, Text: text}})
+		resp, err := cc.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: *session, Confirm: confirm, Request: &agentv1.WriteClipboardRequest{Selection: sel, Text: text}})
 		if err != nil {
 			return err
 		}

@@ -4,16 +4,11 @@ import (
 	"context"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/metadata"
 
 	"glovebox.dev/host/internal/broker"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 )
-
-// ConfirmMetadata is the request metadata key ("true") that confirms a WriteClipboard whose text looks like a
-// secret: the wrapped agent WriteClipboardRequest has no confirm field yet.
-const ConfirmMetadata = "glovebox-confirm"
 
 // Computer is the ComputerService facade.
 type Computer struct {
@@ -53,13 +48,7 @@ func (s *Computer) ReadClipboard(ctx context.Context, r *brokerv1.ReadClipboardR
 	return s.b.ReadClipboard(ctx, r)
 }
 
-// WriteClipboard writes the clipboard; see ConfirmMetadata.
+// WriteClipboard writes the clipboard.
 func (s *Computer) WriteClipboard(ctx context.Context, r *brokerv1.WriteClipboardRequest) (*brokerv1.WriteClipboardResponse, error) {
-	confirm := false
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		for _, v := range md.Get(ConfirmMetadata) {
-			confirm = confirm || v == "true" || v == "1"
-		}
-	}
-	return s.b.WriteClipboard(ctx, r, confirm)
+	return s.b.WriteClipboard(ctx, r)
 }
