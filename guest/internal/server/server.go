@@ -5,11 +5,13 @@ package server
 
 import (
 	"log/slog"
+	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errgrpc"
 	"glovebox.dev/shared/wirecodec"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
 )
 
 // ProtocolVersion is the API package the agent serves.
@@ -87,8 +89,25 @@ func (s *Services) ServerOptions() []grpc.ServerOption {
 		grpc.ChainStreamInterceptor(logStream(s.log), errgrpc.StreamServerInterceptor(), wirecodec.StreamServerInterceptor()),
 		grpc.MaxRecvMsgSize(MaxMessageBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),
+		// The broker pings its guest connections (every 30 s, with or without calls in flight); grpc-go's
+		// default policy (one ping per 5 minutes, none without a stream) would answer those pings with
+		// GOAWAY too_many_pings and cut the broker off.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: KeepaliveMinTime, PermitWithoutStream: true}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
 	}
 }
+
+// KeepaliveMinTime is the shortest ping interval the agent accepts from a client; a client pinging more
+// often is sent GOAWAY. glovebox-broker pings every 30 s.
+const KeepaliveMinTime = 10 * time.Second
+
+// keepaliveTime and keepaliveTimeout make the agent ping a connection idle for 30 s and close it when the
+// ping is not answered within 10 s, so a vanished broker's connection (a VM host that paused, a killed
+// process behind a vsock proxy) does not linger.
+const (
+	keepaliveTime    = 30 * time.Second
+	keepaliveTimeout = 10 * time.Second
+)
 
 // MaxMessageBytes bounds every message: a 16 MiB clipboard text plus framing, or an 8K PNG screenshot.
 const MaxMessageBytes = 32 << 20
