@@ -32,8 +32,9 @@ import (
 const (
 	// MaxMessageBytes matches the agent's message limit (full-screen PNGs of large displays).
 	MaxMessageBytes = 32 << 20
-	// keepaliveTime pings an idle transport with calls in flight so a dead peer is noticed; 30 s stays
-	// clear of grpc-go's default server enforcement (at most 2 pings per 5 minutes without data).
+	// keepaliveTime pings an idle transport with calls in flight so a dead peer is noticed. glovebox-agent
+	// accepts pings every 10 s or more (guest/internal/server KeepaliveMinTime); a shorter time here would get
+	// the connection closed with GOAWAY too_many_pings.
 	keepaliveTime    = 30 * time.Second
 	keepaliveTimeout = 10 * time.Second
 	// maxBackoff caps reconnect backoff so a guest that comes back is reconnected within seconds.
