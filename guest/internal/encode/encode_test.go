@@ -61,7 +61,7 @@ func TestPNGDecodesBitExact(t *testing.T) {
 	}
 	for _, sz := range sizes {
 		src := testImage(sz.w, sz.h, uint64(sz.w*sz.h))
-		data, err := PNG(src)
+		data, err := PNG(FromRGBA(src))
 		if err != nil {
 			t.Fatalf("%dx%d: %v", sz.w, sz.h, err)
 		}
@@ -79,7 +79,7 @@ func TestPNGDecodesBitExact(t *testing.T) {
 func TestPNGSubImage(t *testing.T) {
 	src := testImage(300, 200, 3)
 	sub := src.SubImage(image.Rect(13, 21, 250, 190)).(*image.RGBA)
-	data, err := PNG(sub)
+	data, err := PNG(FromRGBA(sub))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,10 +101,10 @@ func TestPNGSubImage(t *testing.T) {
 
 func TestEmptyImages(t *testing.T) {
 	empty := image.NewRGBA(image.Rect(0, 0, 0, 5))
-	if _, err := PNG(empty); err == nil {
+	if _, err := PNG(FromRGBA(empty)); err == nil {
 		t.Error("PNG of an empty image: no error")
 	}
-	if _, err := JPEG(empty, 80); err == nil {
+	if _, err := JPEG(FromRGBA(empty), 80); err == nil {
 		t.Error("JPEG of an empty image: no error")
 	}
 }
@@ -135,7 +135,7 @@ func TestJPEGCloseToSource(t *testing.T) {
 		}
 	}
 	for _, q := range []int{0, 50, 80, 100} {
-		data, err := JPEG(src, q)
+		data, err := JPEG(FromRGBA(src), q)
 		if err != nil {
 			t.Fatalf("quality %d (%s): %v", q, JPEGEncoder, err)
 		}
@@ -191,7 +191,7 @@ func BenchmarkPNG(b *testing.B) {
 	img := testImage(1280, 800, 1)
 	b.SetBytes(int64(len(img.Pix)))
 	for b.Loop() {
-		if _, err := PNG(img); err != nil {
+		if _, err := PNG(FromRGBA(img)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -213,7 +213,7 @@ func BenchmarkJPEG(b *testing.B) {
 	img := testImage(1280, 800, 1)
 	b.SetBytes(int64(len(img.Pix)))
 	for b.Loop() {
-		if _, err := JPEG(img, 80); err != nil {
+		if _, err := JPEG(FromRGBA(img), 80); err != nil {
 			b.Fatal(err)
 		}
 	}

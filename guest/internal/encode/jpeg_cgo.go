@@ -23,21 +23,21 @@ static void gb_error_exit(j_common_ptr cinfo) {
 
 static void gb_output_message(j_common_ptr cinfo) {}
 
-// gb_encode compresses an RGBX buffer. On success it returns 0 and *out/*outlen hold a malloc'd buffer the
-// caller frees; on failure it returns -1 and msg holds libjpeg's message.
-static int gb_encode(const unsigned char *pix, int width, int height, int stride, int quality,
+// gb_encode compresses 32-bit pixels (bgrx: B,G,R,X in memory, else R,G,B,X) as a baseline YCbCr 4:2:0 JPEG
+// with the standard Huffman tables, so every stripe of one image uses the same tables. *out may hold a
+// malloc'd buffer of *outlen bytes to start with. On success it returns 0 and *out/*outlen hold a malloc'd
+// buffer the caller frees (libjpeg replaces a buffer that is too small by a bigger one of its own and does not
+// free the first); on failure it returns -1 and msg holds libjpeg's message.
+static int gb_encode(const unsigned char *pix, int width, int height, int stride, int quality, int bgrx,
                      unsigned char **out, unsigned long *outlen, char *msg, size_t msglen) {
 	struct jpeg_compress_struct cinfo;
 	struct gb_err jerr;
-	*out = NULL;
-	*outlen = 0;
 	cinfo.err = jpeg_std_error(&jerr.pub);
 	jerr.pub.error_exit = gb_error_exit;
 	jerr.pub.output_message = gb_output_message;
 	if (setjmp(jerr.jmp)) {
 		snprintf(msg, msglen, "%s", jerr.msg);
 		jpeg_destroy_compress(&cinfo);
-		if (*out) { free(*out); *out = NULL; }
 		return -1;
 	}
 	jpeg_create_compress(&cinfo);
@@ -45,9 +45,14 @@ static int gb_encode(const unsigned char *pix, int width, int height, int stride
 	cinfo.image_width = width;
 	cinfo.image_height = height;
 	cinfo.input_components = 4;
-	cinfo.in_color_space = JCS_EXT_RGBX;
+	cinfo.in_color_space = bgrx ? JCS_EXT_BGRX : JCS_EXT_RGBX;
 	jpeg_set_defaults(&cinfo);
 	jpeg_set_quality(&cinfo, quality, TRUE);
+	// jpeg_set_defaults already picks 2x2 luma sampling (4:2:0) and no entropy optimisation; said again
+	// because splicing stripes depends on both.
+	cinfo.comp_info[0].h_samp_factor = 2;
+	cinfo.comp_info[0].v_samp_factor = 2;
+	cinfo.optimize_coding = FALSE;
 	cinfo.dct_method = JDCT_ISLOW;
 	jpeg_start_compress(&cinfo, TRUE);
 	while (cinfo.next_scanline < cinfo.image_height) {
@@ -68,25 +73,69 @@ import "C"
 
 import (
 	"fmt"
-	"image"
+	"runtime"
+	"sync"
 	"unsafe"
 )
 
 // JPEGEncoder names the JPEG implementation compiled in.
 const JPEGEncoder = "libjpeg-turbo"
 
-func encodeJPEG(img *image.RGBA, quality int) ([]byte, error) {
-	b := img.Bounds()
-	off := img.PixOffset(b.Min.X, b.Min.Y)
-	var out *C.uchar
-	var outLen C.ulong
+// encodeJPEG encodes horizontal stripes on all CPUs and splices them (see splice).
+func encodeJPEG(p Pixels, quality int) ([]byte, error) {
+	rows := stripeRows(p.Width, p.Height, runtime.NumCPU())
+	n := (p.Height + rows - 1) / rows
+	parts := make([][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		y0 := i * rows
+		sub := p
+		sub.Pix = p.Pix[y0*p.Stride:]
+		sub.Height = min(rows, p.Height-y0)
+		if n == 1 {
+			parts[i], errs[i] = encodeStripe(sub, quality)
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[i], errs[i] = encodeStripe(sub, quality)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if n == 1 {
+		return parts[0], nil
+	}
+	return splice(parts, p.Height, mcusPerRow(p.Width)*rows/mcuSize)
+}
+
+// encodeStripe encodes p as one JPEG with libjpeg-turbo.
+func encodeStripe(p Pixels, quality int) ([]byte, error) {
+	// Start with a buffer that fits most screen content, so libjpeg rarely grows it.
+	size := C.ulong(p.Width*p.Height/2 + 4096)
+	out := (*C.uchar)(C.malloc(C.size_t(size)))
 	var msg [200]C.char
-	// The pixels are passed without copying: cgo pins Go memory for the call, and libjpeg keeps no pointer.
-	rc := C.gb_encode((*C.uchar)(unsafe.Pointer(&img.Pix[off])), C.int(b.Dx()), C.int(b.Dy()), C.int(img.Stride),
-		C.int(quality), &out, &outLen, &msg[0], C.size_t(len(msg)))
+	bgrx := C.int(0)
+	if p.Layout == LayoutBGRX {
+		bgrx = 1
+	}
+	// The pixels are passed without copying: cgo pins Go memory for the call (shared memory is not Go
+	// memory), and libjpeg keeps no pointer.
+	first := out
+	rc := C.gb_encode((*C.uchar)(unsafe.Pointer(&p.Pix[0])), C.int(p.Width), C.int(p.Height), C.int(p.Stride),
+		C.int(quality), bgrx, &out, &size, &msg[0], C.size_t(len(msg)))
+	defer C.free(unsafe.Pointer(first))
+	if out != first {
+		defer C.free(unsafe.Pointer(out))
+	}
 	if rc != 0 {
 		return nil, fmt.Errorf("libjpeg: %s", C.GoString(&msg[0]))
 	}
-	defer C.free(unsafe.Pointer(out))
-	return C.GoBytes(unsafe.Pointer(out), C.int(outLen)), nil
+	return C.GoBytes(unsafe.Pointer(out), C.int(size)), nil
 }

@@ -4,17 +4,16 @@ package encode
 
 import (
 	"bytes"
-	"image"
 	"image/jpeg"
 )
 
 // JPEGEncoder names the JPEG implementation compiled in.
 const JPEGEncoder = "image/jpeg"
 
-func encodeJPEG(img *image.RGBA, quality int) ([]byte, error) {
+func encodeJPEG(p Pixels, quality int) ([]byte, error) {
 	var buf bytes.Buffer
-	buf.Grow(img.Bounds().Dx() * img.Bounds().Dy() / 4)
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
+	buf.Grow(p.Width * p.Height / 4)
+	if err := jpeg.Encode(&buf, p.toRGBA(), &jpeg.Options{Quality: quality}); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

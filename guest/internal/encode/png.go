@@ -1,6 +1,7 @@
-// Package encode turns RGBA screen buffers into PNG and JPEG bytes quickly: PNG with one fixed row filter
-// and level-1 deflate split over every CPU, JPEG through libjpeg-turbo when cgo is available (image/jpeg
-// otherwise).
+// Package encode turns screen pixels into PNG and JPEG bytes quickly, reading the X server's BGRX pixels (or
+// RGBA) directly: PNG with one fixed row filter and level-1 deflate split over every CPU, JPEG through
+// libjpeg-turbo when cgo is available (striped over the CPUs and spliced with restart markers), image/jpeg
+// otherwise.
 package encode
 
 import (
@@ -9,7 +10,6 @@ import (
 	"errors"
 	"hash/adler32"
 	"hash/crc32"
-	"image"
 	"runtime"
 	"sync"
 
@@ -26,10 +26,14 @@ var pngSignature = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}
 // errEmpty is returned for images without pixels, which neither format can hold.
 var errEmpty = errors.New("image has no pixels")
 
+// chunkRows is how many rows a segment filters before handing them to deflate, so the filtered bytes are
+// still in cache when they are checksummed and compressed.
+const chunkRows = 16
+
 // segment is the compressed form of a run of rows, independent of the other segments.
 type segment struct {
 	buf    bytes.Buffer
-	raw    []byte // filtered rows, reused
+	raw    []byte // filtered rows of one chunk, reused
 	adler  uint32
 	rawLen int
 	err    error
@@ -42,16 +46,16 @@ var flatePool = sync.Pool{New: func() any {
 	return w
 }}
 
-// PNG encodes img as an 8-bit RGB PNG (alpha is dropped: screen pixels are opaque). Rows are filtered with
-// the Up filter, split into one segment per CPU and each segment deflated independently at level 1 and ended
-// with a sync flush, so the concatenation is one valid zlib stream whose Adler-32 is combined from the
-// segments'. The result decodes bit-exact with image/png.
-func PNG(img *image.RGBA) ([]byte, error) {
-	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if w <= 0 || h <= 0 {
+// PNG encodes p as an 8-bit RGB PNG. Rows are filtered with the Sub filter (see filterRow), split into one
+// segment per CPU and each segment deflated independently at level 1 and ended with a sync flush, so the
+// concatenation is one valid zlib stream whose Adler-32 is combined from the segments'. Each worker converts
+// and filters its rows straight from p a few rows at a time, so there is no intermediate RGB copy of the
+// frame. The result decodes bit-exact with image/png.
+func PNG(p Pixels) ([]byte, error) {
+	if !p.valid() {
 		return nil, errEmpty
 	}
+	w, h := p.Width, p.Height
 	n := runtime.NumCPU()
 	if max := h / minRowsPerSegment; n > max {
 		n = max
@@ -67,13 +71,13 @@ func PNG(img *image.RGBA) ([]byte, error) {
 		segs[i] = s
 		last := i == n-1
 		if n == 1 {
-			s.deflate(img, y0, y1, last)
+			s.deflate(p, y0, y1, last)
 			break
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.deflate(img, y0, y1, last)
+			s.deflate(p, y0, y1, last)
 		}()
 	}
 	wg.Wait()
@@ -127,37 +131,33 @@ func appendChunk(out []byte, typ string, data []byte) []byte {
 	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[start:]))
 }
 
-// deflate filters rows y0..y1 (relative to the image bounds) and compresses them. A segment that is not the
-// last ends with a sync flush (byte aligned, not final); the last one closes the deflate stream.
-func (s *segment) deflate(img *image.RGBA, y0, y1 int, last bool) {
+// deflate filters rows y0..y1 and compresses them, chunkRows rows at a time. A segment that is not the last
+// ends with a sync flush (byte aligned, not final); the last one closes the deflate stream.
+func (s *segment) deflate(p Pixels, y0, y1 int, last bool) {
 	s.buf.Reset()
 	s.err = nil
-	b := img.Bounds()
-	w := b.Dx()
-	rowLen := 1 + 3*w
+	rowLen := 1 + 3*p.Width
 	s.rawLen = rowLen * (y1 - y0)
-	if cap(s.raw) < s.rawLen {
-		s.raw = make([]byte, s.rawLen)
+	if cap(s.raw) < rowLen*chunkRows {
+		s.raw = make([]byte, rowLen*chunkRows)
 	}
-	raw := s.raw[:s.rawLen]
-	for y := y0; y < y1; y++ {
-		base := img.PixOffset(b.Min.X, b.Min.Y+y)
-		cur := img.Pix[base : base+4*w]
-		var prev []byte
-		if y > 0 {
-			pb := base - img.Stride
-			prev = img.Pix[pb : pb+4*w]
-		}
-		filterUp(raw[(y-y0)*rowLen:(y-y0+1)*rowLen], cur, prev)
-	}
-	s.adler = adler32.Checksum(raw)
 	fw := flatePool.Get().(*flate.Writer)
 	defer flatePool.Put(fw)
 	fw.Reset(&s.buf)
-	if _, err := fw.Write(raw); err != nil {
-		s.err = err
-		return
+	adler := adler32.New()
+	for c0 := y0; c0 < y1; c0 += chunkRows {
+		c1 := min(c0+chunkRows, y1)
+		raw := s.raw[:rowLen*(c1-c0)]
+		for y := c0; y < c1; y++ {
+			filterRow(raw[(y-c0)*rowLen:(y-c0+1)*rowLen], p.row(y), p.Layout)
+		}
+		adler.Write(raw)
+		if _, err := fw.Write(raw); err != nil {
+			s.err = err
+			return
+		}
 	}
+	s.adler = adler.Sum32()
 	if last {
 		s.err = fw.Close()
 	} else {
@@ -165,27 +165,60 @@ func (s *segment) deflate(img *image.RGBA, y0, y1 int, last bool) {
 	}
 }
 
-// filterUp writes one filtered row: the filter type byte, then each RGB byte minus the byte above it (the
-// Up filter; the first row of the image has no row above and is written with filter None). It drops alpha.
-func filterUp(dst, cur, prev []byte) {
-	w := len(cur) / 4
-	dst = dst[:1+3*w]
-	if prev == nil {
-		dst[0] = 0
-		d := dst[1:]
-		for x := 0; x < w; x++ {
-			c := cur[4*x : 4*x+3 : 4*x+3]
-			d[3*x], d[3*x+1], d[3*x+2] = c[0], c[1], c[2]
-		}
-		return
+// filterRow writes one filtered row of RGB bytes: the filter type byte (1, Sub), then each byte minus the
+// same byte of the pixel to its left. Sub was measured against Up on a real desktop capture (two xterms
+// full of text, 1280x800): Sub filtered in 1.4 ms against 2.4 ms for Up (which reads two rows) and deflated
+// faster at level 1 (2.1 vs 3.2 ms), for a 7% larger file (96 KB vs 90 KB; one core, loaded machine).
+// Huffman-only deflate was both slower (4.8 ms) and five times larger (464 KB) than level 1: flat areas
+// and repeated glyphs are what deflate's matches remove cheaply.
+func filterRow(dst, cur []byte, layout Layout) {
+	s := words(cur)
+	d := dst[1 : 1+3*len(s)]
+	dst[0] = 1
+	if layout == LayoutBGRX {
+		subBGRX(d, s)
+	} else {
+		subRGBA(d, s)
 	}
-	dst[0] = 2
-	d := dst[1:]
-	prev = prev[:len(cur)]
-	for x := 0; x < w; x++ {
-		c := cur[4*x : 4*x+3 : 4*x+3]
-		p := prev[4*x : 4*x+3 : 4*x+3]
-		d[3*x], d[3*x+1], d[3*x+2] = c[0]-p[0], c[1]-p[1], c[2]-p[2]
+}
+
+// hi is the top bit of each byte of a word, for byte-wise subtraction: x - y in each byte, without
+// carries between bytes, is ((x | hi) - (y &^ hi)) ^ ((x ^ ^y) & hi).
+const hi = 0x80808080
+
+// The row loops store each pixel as one 32-bit little-endian word at 3*i whose top byte the next pixel
+// overwrites; the last pixel is stored byte by byte so nothing is written past the row.
+
+func subBGRX(d []byte, s []uint32) {
+	n := len(s)
+	d = d[:3*n]
+	var u uint32
+	for i := 0; i < n-1; i++ {
+		v := s[i]
+		x := ((v | hi) - (u &^ hi)) ^ ((v ^ ^u) & hi)
+		u = v
+		binary.LittleEndian.PutUint32(d[3*i:], x>>16&0xff|x&0xff00|x&0xff<<16)
+	}
+	if n > 0 {
+		v := s[n-1]
+		x := ((v | hi) - (u &^ hi)) ^ ((v ^ ^u) & hi)
+		d[3*n-3], d[3*n-2], d[3*n-1] = byte(x>>16), byte(x>>8), byte(x)
+	}
+}
+
+func subRGBA(d []byte, s []uint32) {
+	n := len(s)
+	d = d[:3*n]
+	var u uint32
+	for i := 0; i < n-1; i++ {
+		v := s[i]
+		binary.LittleEndian.PutUint32(d[3*i:], ((v|hi)-(u&^hi))^((v^^u)&hi))
+		u = v
+	}
+	if n > 0 {
+		v := s[n-1]
+		x := ((v | hi) - (u &^ hi)) ^ ((v ^ ^u) & hi)
+		d[3*n-3], d[3*n-2], d[3*n-1] = byte(x), byte(x>>8), byte(x>>16)
 	}
 }
 

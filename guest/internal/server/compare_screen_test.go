@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -45,6 +46,7 @@ func p50(b *testing.B, d []time.Duration) {
 func benchCapture(b *testing.B, e *screenEnv, damage func(), opts *agentv1.ScreenshotOptions) {
 	ctx := context.Background()
 	var ds []time.Duration
+	size := 0
 	for b.Loop() {
 		if damage != nil {
 			b.StopTimer()
@@ -64,10 +66,13 @@ func benchCapture(b *testing.B, e *screenEnv, damage func(), opts *agentv1.Scree
 			b.Fatal("unchanged screen captured again")
 		}
 		b.SetBytes(int64(len(r.Image.Data)))
+		size = len(r.Image.Data)
 	}
 	p50(b, ds)
+	b.ReportMetric(float64(size), "B/frame")
 }
 
+// benchScrot runs scrot with args, the last of which is the file it writes.
 func benchScrot(b *testing.B, e *screenEnv, args ...string) {
 	testenv.NeedCommands(b, "scrot")
 	var ds []time.Duration
@@ -79,6 +84,9 @@ func benchScrot(b *testing.B, e *screenEnv, args ...string) {
 		ds = append(ds, time.Since(start))
 	}
 	p50(b, ds)
+	if st, err := os.Stat(args[len(args)-1]); err == nil {
+		b.ReportMetric(float64(st.Size()), "B/frame")
+	}
 }
 
 func BenchmarkScreenshotPNG(b *testing.B) {

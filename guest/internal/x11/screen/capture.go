@@ -111,33 +111,46 @@ func (s *Screen) Capture(ctx context.Context, opts *agentv1.ScreenshotOptions) (
 	return img, false, seq, nil
 }
 
-// render grabs r, draws the cursor, scales and encodes.
+// render grabs r, draws the cursor, scales and encodes. Without cursor and scaling, the encoder reads the
+// captured pixels where the X server put them (the shared memory segment), with no conversion or copy.
 func (s *Screen) render(r image.Rectangle, key frameKey, cur *xfixes.GetCursorImageReply) (*agentv1.Image, error) {
-	px := getRGBA(r.Dx(), r.Dy())
-	defer putRGBA(px)
-	if err := s.grab.grab(r, px); err != nil {
-		return nil, err
-	}
-	if cur != nil {
-		overlayCursor(px, cur.CursorImage, int(cur.Width), int(cur.Height),
-			int(cur.X)-int(cur.Xhot)-r.Min.X, int(cur.Y)-int(cur.Yhot)-r.Min.Y)
-	}
-	out := px
 	w, h, scale := scaledSize(r.Dx(), r.Dy(), int(key.maxEdge))
-	if scale != 1 {
-		out = getRGBA(w, h)
-		defer putRGBA(out)
-		downscale(out, px)
-	}
 	var data []byte
-	var err error
-	if key.format == agentv1.ImageFormat_IMAGE_FORMAT_JPEG {
-		data, err = encode.JPEG(out, int(key.quality))
-	} else {
-		data, err = encode.PNG(out)
+	enc := func(p encode.Pixels) error {
+		var err error
+		if key.format == agentv1.ImageFormat_IMAGE_FORMAT_JPEG {
+			data, err = encode.JPEG(p, int(key.quality))
+		} else {
+			data, err = encode.PNG(p)
+		}
+		if err != nil {
+			return fmt.Errorf("encode: %w", err)
+		}
+		return nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("encode: %w", err)
+	if cur == nil && scale == 1 {
+		if err := s.grab.capture(r, enc); err != nil {
+			return nil, err
+		}
+	} else {
+		px := getRGBA(r.Dx(), r.Dy())
+		defer putRGBA(px)
+		if err := s.grab.grab(r, px); err != nil {
+			return nil, err
+		}
+		if cur != nil {
+			overlayCursor(px, cur.CursorImage, int(cur.Width), int(cur.Height),
+				int(cur.X)-int(cur.Xhot)-r.Min.X, int(cur.Y)-int(cur.Yhot)-r.Min.Y)
+		}
+		out := px
+		if scale != 1 {
+			out = getRGBA(w, h)
+			defer putRGBA(out)
+			downscale(out, px)
+		}
+		if err := enc(encode.FromRGBA(out)); err != nil {
+			return nil, err
+		}
 	}
 	return &agentv1.Image{
 		Format: key.format,

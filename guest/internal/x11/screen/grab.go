@@ -12,6 +12,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"golang.org/x/sys/unix"
 
+	"glovebox.dev/guest/internal/encode"
 	"glovebox.dev/guest/internal/x11/xconn"
 )
 
@@ -77,8 +78,9 @@ func (g *grabber) close() {
 	}
 }
 
-// grab copies the root-window rectangle r into dst (same size as r), converting BGRX to opaque RGBA.
-func (g *grabber) grab(r image.Rectangle, dst *image.RGBA) error {
+// capture reads the root-window rectangle r and calls fn with its pixels (BGRX, tightly packed) while the
+// segment is held, so encoders read the X server's copy directly; fn must not keep them.
+func (g *grabber) capture(r image.Rectangle, fn func(encode.Pixels) error) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	w, h := r.Dx(), r.Dy()
@@ -100,8 +102,15 @@ func (g *grabber) grab(r image.Rectangle, dst *image.RGBA) error {
 			return fmt.Errorf("get image: short reply (%d bytes for %dx%d)", len(src), w, h)
 		}
 	}
-	bgrxToRGBA(dst, src, w, h)
-	return nil
+	return fn(encode.Pixels{Pix: src, Stride: 4 * w, Width: w, Height: h, Layout: encode.LayoutBGRX})
+}
+
+// grab copies the root-window rectangle r into dst (same size as r), converting BGRX to opaque RGBA.
+func (g *grabber) grab(r image.Rectangle, dst *image.RGBA) error {
+	return g.capture(r, func(p encode.Pixels) error {
+		bgrxToRGBA(dst, p.Pix, p.Width, p.Height)
+		return nil
+	})
 }
 
 // minRowsPerWorker keeps small conversions on one goroutine.
