@@ -145,7 +145,9 @@ func action(v *errdefs.Violations, r *agentv1.ActRequest) {
 		between(v, "action.wait.duration_ms", a.Wait.GetDurationMs(), 0, MaxWaitMs)
 	case *agentv1.ActRequest_ReleaseAll:
 	default:
-		v.Addf("action", "unknown action %T", a)
+		if !elementAction(v, r) && !pageAction(v, r) {
+			v.Addf("action", "unknown action %T", a)
+		}
 	}
 }
 

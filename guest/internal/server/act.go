@@ -42,8 +42,8 @@ func (a *actService) Act(ctx context.Context, r *agentv1.ActRequest) (*agentv1.A
 	if err := validate.ActRequest(r); err != nil {
 		return nil, err
 	}
-	if in == nil {
-		return nil, fmt.Errorf("input: no X display connection with XTEST: %w", errdefs.ErrCapabilityUnavailable)
+	if err := a.needBackend(r, in); err != nil {
+		return nil, err
 	}
 	p, err := a.plan(r)
 	if err != nil {
@@ -97,10 +97,11 @@ func (a *actService) act(ctx context.Context, r *agentv1.ActRequest, p *plan, st
 	}
 	dispatchedAt := time.Now()
 
-	in := a.s.b.Input
-	resp.Held = in.Held(r.GetOwner())
-	x, y := in.LastPointer()
-	resp.Pointer = &agentv1.Point{X: x, Y: y}
+	if in := a.s.b.Input; in != nil {
+		resp.Held = in.Held(r.GetOwner())
+		x, y := in.LastPointer()
+		resp.Pointer = &agentv1.Point{X: x, Y: y}
+	}
 	if o := r.GetObserve(); o != nil {
 		obs, err := a.observe(ctx, o)
 		if err != nil {

@@ -11,6 +11,12 @@ import (
 
 // dispatch sends the action to the input backend and fills the action's own results into resp.
 func (a *actService) dispatch(ctx context.Context, r *agentv1.ActRequest, p *plan, resp *agentv1.ActResponse) error {
+	switch p.kind {
+	case kindElement:
+		return a.s.b.Accessibility.Act(ctx, r, resp)
+	case kindPage:
+		return a.s.b.Browser.Act(ctx, r, resp)
+	}
 	in := a.s.b.Input
 	owner := r.GetOwner()
 	ms := func(n int32) time.Duration { return time.Duration(n) * time.Millisecond }

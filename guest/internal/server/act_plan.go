@@ -20,6 +20,10 @@ const (
 	kindKeyboard
 	// kindPointer actions go to the window under their points; an explicit window must be that window.
 	kindPointer
+	// kindElement actions (element_*) go to the accessibility backend, which resolves their snapshot ref.
+	kindElement
+	// kindPage actions (navigate, page_click, fill, ...) go to the browser backend, which resolves their tab.
+	kindPage
 )
 
 // plan is a request checked against the live screen, with its names parsed.
@@ -108,7 +112,18 @@ func (a *actService) plan(r *agentv1.ActRequest) (*plan, error) {
 		p.wait = true
 	case *agentv1.ActRequest_ReleaseAll:
 	default:
-		v.Addf("action", "unsupported action %T", act)
+		switch {
+		case isElementAction(r):
+			p.kind = kindElement
+		case isPageAction(r):
+			p.kind = kindPage
+		default:
+			v.Addf("action", "unsupported action %T", act)
+		}
+	}
+	if p.kind == kindElement || p.kind == kindPage {
+		// Their targets and points are the backend's to check (refs, tabs, CSS pixels).
+		return p, v.Err()
 	}
 
 	bounds, boundsName := a.bounds(r, &v, p)

@@ -17,6 +17,12 @@ import (
 //     pointer (pointer), with source ACTIVE.
 func (a *actService) freeze(ctx context.Context, r *agentv1.ActRequest, p *plan) (*agentv1.FrozenTarget, error) {
 	ft := &agentv1.FrozenTarget{Generation: a.s.opts.Generation, Source: agentv1.TargetSource_TARGET_SOURCE_ACTIVE}
+	if p.kind == kindElement || p.kind == kindPage {
+		// Element and page actions name their target inside the action (snapshot ref, tab); the backend checks
+		// it again just before acting and fills the frozen ids in.
+		ft.Source = agentv1.TargetSource_TARGET_SOURCE_EXPLICIT
+		return ft, nil
+	}
 	win := a.s.b.Windows
 	t := r.GetTarget()
 	switch {

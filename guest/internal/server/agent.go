@@ -29,8 +29,8 @@ func (a *agentService) GetInfo(ctx context.Context, _ *agentv1.GetInfoRequest) (
 	add(agentv1.Backend_BACKEND_SCREEN, capabilityOf(s.b.Screen, s.missing(agentv1.Backend_BACKEND_SCREEN)))
 	add(agentv1.Backend_BACKEND_INPUT, capabilityOf(s.b.Input, s.missing(agentv1.Backend_BACKEND_INPUT)))
 	add(agentv1.Backend_BACKEND_CLIPBOARD, capabilityOf(s.b.Clipboard, s.missing(agentv1.Backend_BACKEND_CLIPBOARD)))
-	add(agentv1.Backend_BACKEND_ACCESSIBILITY, Unavailable("not implemented in this agent version (AT-SPI backend pending)"))
-	add(agentv1.Backend_BACKEND_BROWSER, Unavailable("not implemented in this agent version (CDP backend pending)"))
+	add(agentv1.Backend_BACKEND_ACCESSIBILITY, capabilityOf(s.b.Accessibility, s.missing(agentv1.Backend_BACKEND_ACCESSIBILITY)))
+	add(agentv1.Backend_BACKEND_BROWSER, capabilityOf(s.b.Browser, s.missing(agentv1.Backend_BACKEND_BROWSER)))
 	return resp, nil
 }
 

@@ -38,6 +38,9 @@ type Backends struct {
 	Windows   Windows
 	Input     Input
 	Clipboard Clipboard
+	// Accessibility is the AT-SPI backend; Browser the Chromium (CDP) backend.
+	Accessibility Accessibility
+	Browser       Browser
 	// Missing says why a nil backend could not start (for example the X connection error); GetInfo reports it.
 	Missing map[agentv1.Backend]string
 }
@@ -75,6 +78,8 @@ func (s *Services) Register(g *grpc.Server) {
 	agentv1.RegisterObserveServiceServer(g, newObserveService(s))
 	agentv1.RegisterActServiceServer(g, newActService(s))
 	agentv1.RegisterClipboardServiceServer(g, newClipboardService(s))
+	agentv1.RegisterAccessibilityServiceServer(g, newAccessibilityService(s))
+	agentv1.RegisterBrowserServiceServer(g, newBrowserService(s))
 }
 
 // ServerOptions returns the grpc.ServerOptions every agent server uses: interceptors that log one line per

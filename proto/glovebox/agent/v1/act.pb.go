@@ -21,65 +21,6 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// MouseButton is a pointer button.
-type MouseButton int32
-
-const (
-	MouseButton_MOUSE_BUTTON_UNSPECIFIED MouseButton = 0
-	MouseButton_MOUSE_BUTTON_LEFT        MouseButton = 1
-	MouseButton_MOUSE_BUTTON_MIDDLE      MouseButton = 2
-	MouseButton_MOUSE_BUTTON_RIGHT       MouseButton = 3
-	MouseButton_MOUSE_BUTTON_BACK        MouseButton = 4
-	MouseButton_MOUSE_BUTTON_FORWARD     MouseButton = 5
-)
-
-// Enum value maps for MouseButton.
-var (
-	MouseButton_name = map[int32]string{
-		0: "MOUSE_BUTTON_UNSPECIFIED",
-		1: "MOUSE_BUTTON_LEFT",
-		2: "MOUSE_BUTTON_MIDDLE",
-		3: "MOUSE_BUTTON_RIGHT",
-		4: "MOUSE_BUTTON_BACK",
-		5: "MOUSE_BUTTON_FORWARD",
-	}
-	MouseButton_value = map[string]int32{
-		"MOUSE_BUTTON_UNSPECIFIED": 0,
-		"MOUSE_BUTTON_LEFT":        1,
-		"MOUSE_BUTTON_MIDDLE":      2,
-		"MOUSE_BUTTON_RIGHT":       3,
-		"MOUSE_BUTTON_BACK":        4,
-		"MOUSE_BUTTON_FORWARD":     5,
-	}
-)
-
-func (x MouseButton) Enum() *MouseButton {
-	p := new(MouseButton)
-	*p = x
-	return p
-}
-
-func (x MouseButton) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (MouseButton) Descriptor() protoreflect.EnumDescriptor {
-	return file_glovebox_agent_v1_act_proto_enumTypes[0].Descriptor()
-}
-
-func (MouseButton) Type() protoreflect.EnumType {
-	return &file_glovebox_agent_v1_act_proto_enumTypes[0]
-}
-
-func (x MouseButton) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use MouseButton.Descriptor instead.
-func (MouseButton) EnumDescriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{0}
-}
-
 // Effect says what is known about an action's outcome.
 type Effect int32
 
@@ -120,11 +61,11 @@ func (x Effect) String() string {
 }
 
 func (Effect) Descriptor() protoreflect.EnumDescriptor {
-	return file_glovebox_agent_v1_act_proto_enumTypes[1].Descriptor()
+	return file_glovebox_agent_v1_act_proto_enumTypes[0].Descriptor()
 }
 
 func (Effect) Type() protoreflect.EnumType {
-	return &file_glovebox_agent_v1_act_proto_enumTypes[1]
+	return &file_glovebox_agent_v1_act_proto_enumTypes[0]
 }
 
 func (x Effect) Number() protoreflect.EnumNumber {
@@ -133,7 +74,7 @@ func (x Effect) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Effect.Descriptor instead.
 func (Effect) EnumDescriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{1}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{0}
 }
 
 // ActRequest is one action.
@@ -167,6 +108,34 @@ type ActRequest struct {
 	//	*ActRequest_Type
 	//	*ActRequest_Wait
 	//	*ActRequest_ReleaseAll
+	//	*ActRequest_ElementClick
+	//	*ActRequest_ElementFocus
+	//	*ActRequest_ElementSetValue
+	//	*ActRequest_ElementSelectText
+	//	*ActRequest_ElementDoAction
+	//	*ActRequest_ElementScrollIntoView
+	//	*ActRequest_NewTab
+	//	*ActRequest_CloseTab
+	//	*ActRequest_ActivateTab
+	//	*ActRequest_Navigate
+	//	*ActRequest_Reload
+	//	*ActRequest_StopLoading
+	//	*ActRequest_History
+	//	*ActRequest_PageClick
+	//	*ActRequest_Fill
+	//	*ActRequest_PageType
+	//	*ActRequest_Press
+	//	*ActRequest_PageKeyDown
+	//	*ActRequest_PageKeyUp
+	//	*ActRequest_SetValue
+	//	*ActRequest_PageSelectText
+	//	*ActRequest_Paste
+	//	*ActRequest_PageScroll
+	//	*ActRequest_Hover
+	//	*ActRequest_PageDrag
+	//	*ActRequest_SetViewport
+	//	*ActRequest_WaitFor
+	//	*ActRequest_SecondaryAction
 	Action        isActRequest_Action `protobuf_oneof:"action"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -361,6 +330,258 @@ func (x *ActRequest) GetReleaseAll() *ReleaseAll {
 	return nil
 }
 
+func (x *ActRequest) GetElementClick() *ElementClick {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_ElementClick); ok {
+			return x.ElementClick
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetElementFocus() *ElementFocus {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_ElementFocus); ok {
+			return x.ElementFocus
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetElementSetValue() *ElementSetValue {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_ElementSetValue); ok {
+			return x.ElementSetValue
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetElementSelectText() *ElementSelectText {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_ElementSelectText); ok {
+			return x.ElementSelectText
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetElementDoAction() *ElementDoAction {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_ElementDoAction); ok {
+			return x.ElementDoAction
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetElementScrollIntoView() *ElementScrollIntoView {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_ElementScrollIntoView); ok {
+			return x.ElementScrollIntoView
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetNewTab() *NewTab {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_NewTab); ok {
+			return x.NewTab
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetCloseTab() *CloseTab {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_CloseTab); ok {
+			return x.CloseTab
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetActivateTab() *ActivateTab {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_ActivateTab); ok {
+			return x.ActivateTab
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetNavigate() *Navigate {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_Navigate); ok {
+			return x.Navigate
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetReload() *Reload {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_Reload); ok {
+			return x.Reload
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetStopLoading() *StopLoading {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_StopLoading); ok {
+			return x.StopLoading
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetHistory() *History {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_History); ok {
+			return x.History
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetPageClick() *PageClick {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_PageClick); ok {
+			return x.PageClick
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetFill() *Fill {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_Fill); ok {
+			return x.Fill
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetPageType() *PageType {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_PageType); ok {
+			return x.PageType
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetPress() *Press {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_Press); ok {
+			return x.Press
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetPageKeyDown() *PageKeyDown {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_PageKeyDown); ok {
+			return x.PageKeyDown
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetPageKeyUp() *PageKeyUp {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_PageKeyUp); ok {
+			return x.PageKeyUp
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetSetValue() *SetValue {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_SetValue); ok {
+			return x.SetValue
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetPageSelectText() *PageSelectText {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_PageSelectText); ok {
+			return x.PageSelectText
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetPaste() *Paste {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_Paste); ok {
+			return x.Paste
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetPageScroll() *PageScroll {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_PageScroll); ok {
+			return x.PageScroll
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetHover() *Hover {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_Hover); ok {
+			return x.Hover
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetPageDrag() *PageDrag {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_PageDrag); ok {
+			return x.PageDrag
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetSetViewport() *SetViewport {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_SetViewport); ok {
+			return x.SetViewport
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetWaitFor() *WaitFor {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_WaitFor); ok {
+			return x.WaitFor
+		}
+	}
+	return nil
+}
+
+func (x *ActRequest) GetSecondaryAction() *SecondaryAction {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_SecondaryAction); ok {
+			return x.SecondaryAction
+		}
+	}
+	return nil
+}
+
 type isActRequest_Action interface {
 	isActRequest_Action()
 }
@@ -417,6 +638,120 @@ type ActRequest_ReleaseAll struct {
 	ReleaseAll *ReleaseAll `protobuf:"bytes,22,opt,name=release_all,json=releaseAll,proto3,oneof"`
 }
 
+type ActRequest_ElementClick struct {
+	// Accessibility element actions (AT-SPI), each naming snapshot_id + ref.
+	ElementClick *ElementClick `protobuf:"bytes,40,opt,name=element_click,json=elementClick,proto3,oneof"`
+}
+
+type ActRequest_ElementFocus struct {
+	ElementFocus *ElementFocus `protobuf:"bytes,41,opt,name=element_focus,json=elementFocus,proto3,oneof"`
+}
+
+type ActRequest_ElementSetValue struct {
+	ElementSetValue *ElementSetValue `protobuf:"bytes,42,opt,name=element_set_value,json=elementSetValue,proto3,oneof"`
+}
+
+type ActRequest_ElementSelectText struct {
+	ElementSelectText *ElementSelectText `protobuf:"bytes,43,opt,name=element_select_text,json=elementSelectText,proto3,oneof"`
+}
+
+type ActRequest_ElementDoAction struct {
+	ElementDoAction *ElementDoAction `protobuf:"bytes,44,opt,name=element_do_action,json=elementDoAction,proto3,oneof"`
+}
+
+type ActRequest_ElementScrollIntoView struct {
+	ElementScrollIntoView *ElementScrollIntoView `protobuf:"bytes,45,opt,name=element_scroll_into_view,json=elementScrollIntoView,proto3,oneof"`
+}
+
+type ActRequest_NewTab struct {
+	// Browser page actions (CDP), each naming browser_id + tab_id.
+	NewTab *NewTab `protobuf:"bytes,60,opt,name=new_tab,json=newTab,proto3,oneof"`
+}
+
+type ActRequest_CloseTab struct {
+	CloseTab *CloseTab `protobuf:"bytes,61,opt,name=close_tab,json=closeTab,proto3,oneof"`
+}
+
+type ActRequest_ActivateTab struct {
+	ActivateTab *ActivateTab `protobuf:"bytes,62,opt,name=activate_tab,json=activateTab,proto3,oneof"`
+}
+
+type ActRequest_Navigate struct {
+	Navigate *Navigate `protobuf:"bytes,63,opt,name=navigate,proto3,oneof"`
+}
+
+type ActRequest_Reload struct {
+	Reload *Reload `protobuf:"bytes,64,opt,name=reload,proto3,oneof"`
+}
+
+type ActRequest_StopLoading struct {
+	StopLoading *StopLoading `protobuf:"bytes,65,opt,name=stop_loading,json=stopLoading,proto3,oneof"`
+}
+
+type ActRequest_History struct {
+	History *History `protobuf:"bytes,66,opt,name=history,proto3,oneof"`
+}
+
+type ActRequest_PageClick struct {
+	PageClick *PageClick `protobuf:"bytes,67,opt,name=page_click,json=pageClick,proto3,oneof"`
+}
+
+type ActRequest_Fill struct {
+	Fill *Fill `protobuf:"bytes,68,opt,name=fill,proto3,oneof"`
+}
+
+type ActRequest_PageType struct {
+	PageType *PageType `protobuf:"bytes,69,opt,name=page_type,json=pageType,proto3,oneof"`
+}
+
+type ActRequest_Press struct {
+	Press *Press `protobuf:"bytes,70,opt,name=press,proto3,oneof"`
+}
+
+type ActRequest_PageKeyDown struct {
+	PageKeyDown *PageKeyDown `protobuf:"bytes,71,opt,name=page_key_down,json=pageKeyDown,proto3,oneof"`
+}
+
+type ActRequest_PageKeyUp struct {
+	PageKeyUp *PageKeyUp `protobuf:"bytes,72,opt,name=page_key_up,json=pageKeyUp,proto3,oneof"`
+}
+
+type ActRequest_SetValue struct {
+	SetValue *SetValue `protobuf:"bytes,73,opt,name=set_value,json=setValue,proto3,oneof"`
+}
+
+type ActRequest_PageSelectText struct {
+	PageSelectText *PageSelectText `protobuf:"bytes,74,opt,name=page_select_text,json=pageSelectText,proto3,oneof"`
+}
+
+type ActRequest_Paste struct {
+	Paste *Paste `protobuf:"bytes,75,opt,name=paste,proto3,oneof"`
+}
+
+type ActRequest_PageScroll struct {
+	PageScroll *PageScroll `protobuf:"bytes,76,opt,name=page_scroll,json=pageScroll,proto3,oneof"`
+}
+
+type ActRequest_Hover struct {
+	Hover *Hover `protobuf:"bytes,77,opt,name=hover,proto3,oneof"`
+}
+
+type ActRequest_PageDrag struct {
+	PageDrag *PageDrag `protobuf:"bytes,78,opt,name=page_drag,json=pageDrag,proto3,oneof"`
+}
+
+type ActRequest_SetViewport struct {
+	SetViewport *SetViewport `protobuf:"bytes,79,opt,name=set_viewport,json=setViewport,proto3,oneof"`
+}
+
+type ActRequest_WaitFor struct {
+	WaitFor *WaitFor `protobuf:"bytes,80,opt,name=wait_for,json=waitFor,proto3,oneof"`
+}
+
+type ActRequest_SecondaryAction struct {
+	SecondaryAction *SecondaryAction `protobuf:"bytes,81,opt,name=secondary_action,json=secondaryAction,proto3,oneof"`
+}
+
 func (*ActRequest_MouseMove) isActRequest_Action() {}
 
 func (*ActRequest_Click) isActRequest_Action() {}
@@ -442,6 +777,62 @@ func (*ActRequest_Type) isActRequest_Action() {}
 func (*ActRequest_Wait) isActRequest_Action() {}
 
 func (*ActRequest_ReleaseAll) isActRequest_Action() {}
+
+func (*ActRequest_ElementClick) isActRequest_Action() {}
+
+func (*ActRequest_ElementFocus) isActRequest_Action() {}
+
+func (*ActRequest_ElementSetValue) isActRequest_Action() {}
+
+func (*ActRequest_ElementSelectText) isActRequest_Action() {}
+
+func (*ActRequest_ElementDoAction) isActRequest_Action() {}
+
+func (*ActRequest_ElementScrollIntoView) isActRequest_Action() {}
+
+func (*ActRequest_NewTab) isActRequest_Action() {}
+
+func (*ActRequest_CloseTab) isActRequest_Action() {}
+
+func (*ActRequest_ActivateTab) isActRequest_Action() {}
+
+func (*ActRequest_Navigate) isActRequest_Action() {}
+
+func (*ActRequest_Reload) isActRequest_Action() {}
+
+func (*ActRequest_StopLoading) isActRequest_Action() {}
+
+func (*ActRequest_History) isActRequest_Action() {}
+
+func (*ActRequest_PageClick) isActRequest_Action() {}
+
+func (*ActRequest_Fill) isActRequest_Action() {}
+
+func (*ActRequest_PageType) isActRequest_Action() {}
+
+func (*ActRequest_Press) isActRequest_Action() {}
+
+func (*ActRequest_PageKeyDown) isActRequest_Action() {}
+
+func (*ActRequest_PageKeyUp) isActRequest_Action() {}
+
+func (*ActRequest_SetValue) isActRequest_Action() {}
+
+func (*ActRequest_PageSelectText) isActRequest_Action() {}
+
+func (*ActRequest_Paste) isActRequest_Action() {}
+
+func (*ActRequest_PageScroll) isActRequest_Action() {}
+
+func (*ActRequest_Hover) isActRequest_Action() {}
+
+func (*ActRequest_PageDrag) isActRequest_Action() {}
+
+func (*ActRequest_SetViewport) isActRequest_Action() {}
+
+func (*ActRequest_WaitFor) isActRequest_Action() {}
+
+func (*ActRequest_SecondaryAction) isActRequest_Action() {}
 
 // MouseMove moves the pointer.
 type MouseMove struct {
@@ -1448,9 +1839,22 @@ type ActResponse struct {
 	CharactersTyped    int32 `protobuf:"varint,7,opt,name=characters_typed,json=charactersTyped,proto3" json:"characters_typed,omitempty"`
 	CharactersRemapped int32 `protobuf:"varint,8,opt,name=characters_remapped,json=charactersRemapped,proto3" json:"characters_remapped,omitempty"`
 	// Pointer position after the action.
-	Pointer       *Point `protobuf:"bytes,9,opt,name=pointer,proto3" json:"pointer,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Pointer *Point `protobuf:"bytes,9,opt,name=pointer,proto3" json:"pointer,omitempty"`
+	// Value read back after element_set_value, fill or set_value. Untrusted: text from the guest.
+	Value string `protobuf:"bytes,10,opt,name=value,proto3" json:"value,omitempty"`
+	// For element_select_text and page_select_text: the range selected (or the caret position, start == end).
+	Selection *TextRange `protobuf:"bytes,11,opt,name=selection,proto3" json:"selection,omitempty"`
+	// For page_scroll: the scroll position before and after.
+	ScrollBefore *ScrollPosition `protobuf:"bytes,12,opt,name=scroll_before,json=scrollBefore,proto3" json:"scroll_before,omitempty"`
+	ScrollAfter  *ScrollPosition `protobuf:"bytes,13,opt,name=scroll_after,json=scrollAfter,proto3" json:"scroll_after,omitempty"`
+	// For paste: which path delivered it.
+	PastePath PastePath `protobuf:"varint,14,opt,name=paste_path,json=pastePath,proto3,enum=glovebox.agent.v1.PastePath" json:"paste_path,omitempty"`
+	// For new_tab: the tab opened.
+	Tab *Tab `protobuf:"bytes,15,opt,name=tab,proto3" json:"tab,omitempty"`
+	// For element_click: whether the element's own action ran (true) or a pointer click at its center (false).
+	UsedElementAction bool `protobuf:"varint,16,opt,name=used_element_action,json=usedElementAction,proto3" json:"used_element_action,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ActResponse) Reset() {
@@ -1546,11 +1950,60 @@ func (x *ActResponse) GetPointer() *Point {
 	return nil
 }
 
+func (x *ActResponse) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *ActResponse) GetSelection() *TextRange {
+	if x != nil {
+		return x.Selection
+	}
+	return nil
+}
+
+func (x *ActResponse) GetScrollBefore() *ScrollPosition {
+	if x != nil {
+		return x.ScrollBefore
+	}
+	return nil
+}
+
+func (x *ActResponse) GetScrollAfter() *ScrollPosition {
+	if x != nil {
+		return x.ScrollAfter
+	}
+	return nil
+}
+
+func (x *ActResponse) GetPastePath() PastePath {
+	if x != nil {
+		return x.PastePath
+	}
+	return PastePath_PASTE_PATH_UNSPECIFIED
+}
+
+func (x *ActResponse) GetTab() *Tab {
+	if x != nil {
+		return x.Tab
+	}
+	return nil
+}
+
+func (x *ActResponse) GetUsedElementAction() bool {
+	if x != nil {
+		return x.UsedElementAction
+	}
+	return false
+}
+
 var File_glovebox_agent_v1_act_proto protoreflect.FileDescriptor
 
 const file_glovebox_agent_v1_act_proto_rawDesc = "" +
 	"\n" +
-	"\x1bglovebox/agent/v1/act.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"\x95\a\n" +
+	"\x1bglovebox/agent/v1/act.proto\x12\x11glovebox.agent.v1\x1a\x1fglovebox/agent/v1/browser.proto\x1a\x1eglovebox/agent/v1/common.proto\x1a'glovebox/agent/v1/element_actions.proto\x1a$glovebox/agent/v1/page_actions.proto\x1a glovebox/agent/v1/snapshot.proto\"\xc8\x15\n" +
 	"\n" +
 	"ActRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1d\n" +
@@ -1575,7 +2028,37 @@ const file_glovebox_agent_v1_act_proto_rawDesc = "" +
 	"\x04type\x18\x14 \x01(\v2\x1b.glovebox.agent.v1.TypeTextH\x00R\x04type\x12-\n" +
 	"\x04wait\x18\x15 \x01(\v2\x17.glovebox.agent.v1.WaitH\x00R\x04wait\x12@\n" +
 	"\vrelease_all\x18\x16 \x01(\v2\x1d.glovebox.agent.v1.ReleaseAllH\x00R\n" +
-	"releaseAllB\b\n" +
+	"releaseAll\x12F\n" +
+	"\relement_click\x18( \x01(\v2\x1f.glovebox.agent.v1.ElementClickH\x00R\felementClick\x12F\n" +
+	"\relement_focus\x18) \x01(\v2\x1f.glovebox.agent.v1.ElementFocusH\x00R\felementFocus\x12P\n" +
+	"\x11element_set_value\x18* \x01(\v2\".glovebox.agent.v1.ElementSetValueH\x00R\x0felementSetValue\x12V\n" +
+	"\x13element_select_text\x18+ \x01(\v2$.glovebox.agent.v1.ElementSelectTextH\x00R\x11elementSelectText\x12P\n" +
+	"\x11element_do_action\x18, \x01(\v2\".glovebox.agent.v1.ElementDoActionH\x00R\x0felementDoAction\x12c\n" +
+	"\x18element_scroll_into_view\x18- \x01(\v2(.glovebox.agent.v1.ElementScrollIntoViewH\x00R\x15elementScrollIntoView\x124\n" +
+	"\anew_tab\x18< \x01(\v2\x19.glovebox.agent.v1.NewTabH\x00R\x06newTab\x12:\n" +
+	"\tclose_tab\x18= \x01(\v2\x1b.glovebox.agent.v1.CloseTabH\x00R\bcloseTab\x12C\n" +
+	"\factivate_tab\x18> \x01(\v2\x1e.glovebox.agent.v1.ActivateTabH\x00R\vactivateTab\x129\n" +
+	"\bnavigate\x18? \x01(\v2\x1b.glovebox.agent.v1.NavigateH\x00R\bnavigate\x123\n" +
+	"\x06reload\x18@ \x01(\v2\x19.glovebox.agent.v1.ReloadH\x00R\x06reload\x12C\n" +
+	"\fstop_loading\x18A \x01(\v2\x1e.glovebox.agent.v1.StopLoadingH\x00R\vstopLoading\x126\n" +
+	"\ahistory\x18B \x01(\v2\x1a.glovebox.agent.v1.HistoryH\x00R\ahistory\x12=\n" +
+	"\n" +
+	"page_click\x18C \x01(\v2\x1c.glovebox.agent.v1.PageClickH\x00R\tpageClick\x12-\n" +
+	"\x04fill\x18D \x01(\v2\x17.glovebox.agent.v1.FillH\x00R\x04fill\x12:\n" +
+	"\tpage_type\x18E \x01(\v2\x1b.glovebox.agent.v1.PageTypeH\x00R\bpageType\x120\n" +
+	"\x05press\x18F \x01(\v2\x18.glovebox.agent.v1.PressH\x00R\x05press\x12D\n" +
+	"\rpage_key_down\x18G \x01(\v2\x1e.glovebox.agent.v1.PageKeyDownH\x00R\vpageKeyDown\x12>\n" +
+	"\vpage_key_up\x18H \x01(\v2\x1c.glovebox.agent.v1.PageKeyUpH\x00R\tpageKeyUp\x12:\n" +
+	"\tset_value\x18I \x01(\v2\x1b.glovebox.agent.v1.SetValueH\x00R\bsetValue\x12M\n" +
+	"\x10page_select_text\x18J \x01(\v2!.glovebox.agent.v1.PageSelectTextH\x00R\x0epageSelectText\x120\n" +
+	"\x05paste\x18K \x01(\v2\x18.glovebox.agent.v1.PasteH\x00R\x05paste\x12@\n" +
+	"\vpage_scroll\x18L \x01(\v2\x1d.glovebox.agent.v1.PageScrollH\x00R\n" +
+	"pageScroll\x120\n" +
+	"\x05hover\x18M \x01(\v2\x18.glovebox.agent.v1.HoverH\x00R\x05hover\x12:\n" +
+	"\tpage_drag\x18N \x01(\v2\x1b.glovebox.agent.v1.PageDragH\x00R\bpageDrag\x12C\n" +
+	"\fset_viewport\x18O \x01(\v2\x1e.glovebox.agent.v1.SetViewportH\x00R\vsetViewport\x127\n" +
+	"\bwait_for\x18P \x01(\v2\x1a.glovebox.agent.v1.WaitForH\x00R\awaitFor\x12O\n" +
+	"\x10secondary_action\x18Q \x01(\v2\".glovebox.agent.v1.SecondaryActionH\x00R\x0fsecondaryActionB\b\n" +
 	"\x06action\"5\n" +
 	"\tMouseMove\x12(\n" +
 	"\x02to\x18\x01 \x01(\v2\x18.glovebox.agent.v1.PointR\x02to\"\x9d\x01\n" +
@@ -1647,7 +2130,7 @@ const file_glovebox_agent_v1_act_proto_rawDesc = "" +
 	"\asettled\x18\x03 \x01(\bR\asettled\"U\n" +
 	"\tHeldInput\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x126\n" +
-	"\x06button\x18\x02 \x01(\x0e2\x1e.glovebox.agent.v1.MouseButtonR\x06button\"\xea\x03\n" +
+	"\x06button\x18\x02 \x01(\x0e2\x1e.glovebox.agent.v1.MouseButtonR\x06button\"\xe1\x06\n" +
 	"\vActResponse\x121\n" +
 	"\x06effect\x18\x01 \x01(\x0e2\x19.glovebox.agent.v1.EffectR\x06effect\x127\n" +
 	"\x06target\x18\x02 \x01(\v2\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x121\n" +
@@ -1657,14 +2140,16 @@ const file_glovebox_agent_v1_act_proto_rawDesc = "" +
 	"\breleased\x18\x06 \x03(\v2\x1c.glovebox.agent.v1.HeldInputR\breleased\x12)\n" +
 	"\x10characters_typed\x18\a \x01(\x05R\x0fcharactersTyped\x12/\n" +
 	"\x13characters_remapped\x18\b \x01(\x05R\x12charactersRemapped\x122\n" +
-	"\apointer\x18\t \x01(\v2\x18.glovebox.agent.v1.PointR\apointer*\xa4\x01\n" +
-	"\vMouseButton\x12\x1c\n" +
-	"\x18MOUSE_BUTTON_UNSPECIFIED\x10\x00\x12\x15\n" +
-	"\x11MOUSE_BUTTON_LEFT\x10\x01\x12\x17\n" +
-	"\x13MOUSE_BUTTON_MIDDLE\x10\x02\x12\x16\n" +
-	"\x12MOUSE_BUTTON_RIGHT\x10\x03\x12\x15\n" +
-	"\x11MOUSE_BUTTON_BACK\x10\x04\x12\x18\n" +
-	"\x14MOUSE_BUTTON_FORWARD\x10\x05*_\n" +
+	"\apointer\x18\t \x01(\v2\x18.glovebox.agent.v1.PointR\apointer\x12\x14\n" +
+	"\x05value\x18\n" +
+	" \x01(\tR\x05value\x12:\n" +
+	"\tselection\x18\v \x01(\v2\x1c.glovebox.agent.v1.TextRangeR\tselection\x12F\n" +
+	"\rscroll_before\x18\f \x01(\v2!.glovebox.agent.v1.ScrollPositionR\fscrollBefore\x12D\n" +
+	"\fscroll_after\x18\r \x01(\v2!.glovebox.agent.v1.ScrollPositionR\vscrollAfter\x12;\n" +
+	"\n" +
+	"paste_path\x18\x0e \x01(\x0e2\x1c.glovebox.agent.v1.PastePathR\tpastePath\x12(\n" +
+	"\x03tab\x18\x0f \x01(\v2\x16.glovebox.agent.v1.TabR\x03tab\x12.\n" +
+	"\x13used_element_action\x18\x10 \x01(\bR\x11usedElementAction*_\n" +
 	"\x06Effect\x12\x16\n" +
 	"\x12EFFECT_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vEFFECT_DONE\x10\x01\x12\x13\n" +
@@ -1686,80 +2171,145 @@ func file_glovebox_agent_v1_act_proto_rawDescGZIP() []byte {
 	return file_glovebox_agent_v1_act_proto_rawDescData
 }
 
-var file_glovebox_agent_v1_act_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_glovebox_agent_v1_act_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_glovebox_agent_v1_act_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_glovebox_agent_v1_act_proto_goTypes = []any{
-	(MouseButton)(0),          // 0: glovebox.agent.v1.MouseButton
-	(Effect)(0),               // 1: glovebox.agent.v1.Effect
-	(*ActRequest)(nil),        // 2: glovebox.agent.v1.ActRequest
-	(*MouseMove)(nil),         // 3: glovebox.agent.v1.MouseMove
-	(*Click)(nil),             // 4: glovebox.agent.v1.Click
-	(*MouseDown)(nil),         // 5: glovebox.agent.v1.MouseDown
-	(*MouseUp)(nil),           // 6: glovebox.agent.v1.MouseUp
-	(*Drag)(nil),              // 7: glovebox.agent.v1.Drag
-	(*Scroll)(nil),            // 8: glovebox.agent.v1.Scroll
-	(*Key)(nil),               // 9: glovebox.agent.v1.Key
-	(*KeyDown)(nil),           // 10: glovebox.agent.v1.KeyDown
-	(*KeyUp)(nil),             // 11: glovebox.agent.v1.KeyUp
-	(*HoldKey)(nil),           // 12: glovebox.agent.v1.HoldKey
-	(*TypeText)(nil),          // 13: glovebox.agent.v1.TypeText
-	(*Wait)(nil),              // 14: glovebox.agent.v1.Wait
-	(*ReleaseAll)(nil),        // 15: glovebox.agent.v1.ReleaseAll
-	(*ObserveAfter)(nil),      // 16: glovebox.agent.v1.ObserveAfter
-	(*Timing)(nil),            // 17: glovebox.agent.v1.Timing
-	(*Observation)(nil),       // 18: glovebox.agent.v1.Observation
-	(*HeldInput)(nil),         // 19: glovebox.agent.v1.HeldInput
-	(*ActResponse)(nil),       // 20: glovebox.agent.v1.ActResponse
-	(*Target)(nil),            // 21: glovebox.agent.v1.Target
-	(*Point)(nil),             // 22: glovebox.agent.v1.Point
-	(*ScreenshotOptions)(nil), // 23: glovebox.agent.v1.ScreenshotOptions
-	(*Image)(nil),             // 24: glovebox.agent.v1.Image
-	(*FrozenTarget)(nil),      // 25: glovebox.agent.v1.FrozenTarget
+	(Effect)(0),                   // 0: glovebox.agent.v1.Effect
+	(*ActRequest)(nil),            // 1: glovebox.agent.v1.ActRequest
+	(*MouseMove)(nil),             // 2: glovebox.agent.v1.MouseMove
+	(*Click)(nil),                 // 3: glovebox.agent.v1.Click
+	(*MouseDown)(nil),             // 4: glovebox.agent.v1.MouseDown
+	(*MouseUp)(nil),               // 5: glovebox.agent.v1.MouseUp
+	(*Drag)(nil),                  // 6: glovebox.agent.v1.Drag
+	(*Scroll)(nil),                // 7: glovebox.agent.v1.Scroll
+	(*Key)(nil),                   // 8: glovebox.agent.v1.Key
+	(*KeyDown)(nil),               // 9: glovebox.agent.v1.KeyDown
+	(*KeyUp)(nil),                 // 10: glovebox.agent.v1.KeyUp
+	(*HoldKey)(nil),               // 11: glovebox.agent.v1.HoldKey
+	(*TypeText)(nil),              // 12: glovebox.agent.v1.TypeText
+	(*Wait)(nil),                  // 13: glovebox.agent.v1.Wait
+	(*ReleaseAll)(nil),            // 14: glovebox.agent.v1.ReleaseAll
+	(*ObserveAfter)(nil),          // 15: glovebox.agent.v1.ObserveAfter
+	(*Timing)(nil),                // 16: glovebox.agent.v1.Timing
+	(*Observation)(nil),           // 17: glovebox.agent.v1.Observation
+	(*HeldInput)(nil),             // 18: glovebox.agent.v1.HeldInput
+	(*ActResponse)(nil),           // 19: glovebox.agent.v1.ActResponse
+	(*Target)(nil),                // 20: glovebox.agent.v1.Target
+	(*ElementClick)(nil),          // 21: glovebox.agent.v1.ElementClick
+	(*ElementFocus)(nil),          // 22: glovebox.agent.v1.ElementFocus
+	(*ElementSetValue)(nil),       // 23: glovebox.agent.v1.ElementSetValue
+	(*ElementSelectText)(nil),     // 24: glovebox.agent.v1.ElementSelectText
+	(*ElementDoAction)(nil),       // 25: glovebox.agent.v1.ElementDoAction
+	(*ElementScrollIntoView)(nil), // 26: glovebox.agent.v1.ElementScrollIntoView
+	(*NewTab)(nil),                // 27: glovebox.agent.v1.NewTab
+	(*CloseTab)(nil),              // 28: glovebox.agent.v1.CloseTab
+	(*ActivateTab)(nil),           // 29: glovebox.agent.v1.ActivateTab
+	(*Navigate)(nil),              // 30: glovebox.agent.v1.Navigate
+	(*Reload)(nil),                // 31: glovebox.agent.v1.Reload
+	(*StopLoading)(nil),           // 32: glovebox.agent.v1.StopLoading
+	(*History)(nil),               // 33: glovebox.agent.v1.History
+	(*PageClick)(nil),             // 34: glovebox.agent.v1.PageClick
+	(*Fill)(nil),                  // 35: glovebox.agent.v1.Fill
+	(*PageType)(nil),              // 36: glovebox.agent.v1.PageType
+	(*Press)(nil),                 // 37: glovebox.agent.v1.Press
+	(*PageKeyDown)(nil),           // 38: glovebox.agent.v1.PageKeyDown
+	(*PageKeyUp)(nil),             // 39: glovebox.agent.v1.PageKeyUp
+	(*SetValue)(nil),              // 40: glovebox.agent.v1.SetValue
+	(*PageSelectText)(nil),        // 41: glovebox.agent.v1.PageSelectText
+	(*Paste)(nil),                 // 42: glovebox.agent.v1.Paste
+	(*PageScroll)(nil),            // 43: glovebox.agent.v1.PageScroll
+	(*Hover)(nil),                 // 44: glovebox.agent.v1.Hover
+	(*PageDrag)(nil),              // 45: glovebox.agent.v1.PageDrag
+	(*SetViewport)(nil),           // 46: glovebox.agent.v1.SetViewport
+	(*WaitFor)(nil),               // 47: glovebox.agent.v1.WaitFor
+	(*SecondaryAction)(nil),       // 48: glovebox.agent.v1.SecondaryAction
+	(*Point)(nil),                 // 49: glovebox.agent.v1.Point
+	(MouseButton)(0),              // 50: glovebox.agent.v1.MouseButton
+	(*ScreenshotOptions)(nil),     // 51: glovebox.agent.v1.ScreenshotOptions
+	(*Image)(nil),                 // 52: glovebox.agent.v1.Image
+	(*FrozenTarget)(nil),          // 53: glovebox.agent.v1.FrozenTarget
+	(*TextRange)(nil),             // 54: glovebox.agent.v1.TextRange
+	(*ScrollPosition)(nil),        // 55: glovebox.agent.v1.ScrollPosition
+	(PastePath)(0),                // 56: glovebox.agent.v1.PastePath
+	(*Tab)(nil),                   // 57: glovebox.agent.v1.Tab
 }
 var file_glovebox_agent_v1_act_proto_depIdxs = []int32{
-	21, // 0: glovebox.agent.v1.ActRequest.target:type_name -> glovebox.agent.v1.Target
-	16, // 1: glovebox.agent.v1.ActRequest.observe:type_name -> glovebox.agent.v1.ObserveAfter
-	3,  // 2: glovebox.agent.v1.ActRequest.mouse_move:type_name -> glovebox.agent.v1.MouseMove
-	4,  // 3: glovebox.agent.v1.ActRequest.click:type_name -> glovebox.agent.v1.Click
-	5,  // 4: glovebox.agent.v1.ActRequest.mouse_down:type_name -> glovebox.agent.v1.MouseDown
-	6,  // 5: glovebox.agent.v1.ActRequest.mouse_up:type_name -> glovebox.agent.v1.MouseUp
-	7,  // 6: glovebox.agent.v1.ActRequest.drag:type_name -> glovebox.agent.v1.Drag
-	8,  // 7: glovebox.agent.v1.ActRequest.scroll:type_name -> glovebox.agent.v1.Scroll
-	9,  // 8: glovebox.agent.v1.ActRequest.key:type_name -> glovebox.agent.v1.Key
-	10, // 9: glovebox.agent.v1.ActRequest.key_down:type_name -> glovebox.agent.v1.KeyDown
-	11, // 10: glovebox.agent.v1.ActRequest.key_up:type_name -> glovebox.agent.v1.KeyUp
-	12, // 11: glovebox.agent.v1.ActRequest.hold_key:type_name -> glovebox.agent.v1.HoldKey
-	13, // 12: glovebox.agent.v1.ActRequest.type:type_name -> glovebox.agent.v1.TypeText
-	14, // 13: glovebox.agent.v1.ActRequest.wait:type_name -> glovebox.agent.v1.Wait
-	15, // 14: glovebox.agent.v1.ActRequest.release_all:type_name -> glovebox.agent.v1.ReleaseAll
-	22, // 15: glovebox.agent.v1.MouseMove.to:type_name -> glovebox.agent.v1.Point
-	22, // 16: glovebox.agent.v1.Click.at:type_name -> glovebox.agent.v1.Point
-	0,  // 17: glovebox.agent.v1.Click.button:type_name -> glovebox.agent.v1.MouseButton
-	22, // 18: glovebox.agent.v1.MouseDown.at:type_name -> glovebox.agent.v1.Point
-	0,  // 19: glovebox.agent.v1.MouseDown.button:type_name -> glovebox.agent.v1.MouseButton
-	22, // 20: glovebox.agent.v1.MouseUp.at:type_name -> glovebox.agent.v1.Point
-	0,  // 21: glovebox.agent.v1.MouseUp.button:type_name -> glovebox.agent.v1.MouseButton
-	22, // 22: glovebox.agent.v1.Drag.path:type_name -> glovebox.agent.v1.Point
-	0,  // 23: glovebox.agent.v1.Drag.button:type_name -> glovebox.agent.v1.MouseButton
-	22, // 24: glovebox.agent.v1.Scroll.at:type_name -> glovebox.agent.v1.Point
-	23, // 25: glovebox.agent.v1.ObserveAfter.screenshot:type_name -> glovebox.agent.v1.ScreenshotOptions
-	24, // 26: glovebox.agent.v1.Observation.screenshot:type_name -> glovebox.agent.v1.Image
-	22, // 27: glovebox.agent.v1.Observation.cursor:type_name -> glovebox.agent.v1.Point
-	0,  // 28: glovebox.agent.v1.HeldInput.button:type_name -> glovebox.agent.v1.MouseButton
-	1,  // 29: glovebox.agent.v1.ActResponse.effect:type_name -> glovebox.agent.v1.Effect
-	25, // 30: glovebox.agent.v1.ActResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
-	17, // 31: glovebox.agent.v1.ActResponse.timing:type_name -> glovebox.agent.v1.Timing
-	18, // 32: glovebox.agent.v1.ActResponse.observation:type_name -> glovebox.agent.v1.Observation
-	19, // 33: glovebox.agent.v1.ActResponse.held:type_name -> glovebox.agent.v1.HeldInput
-	19, // 34: glovebox.agent.v1.ActResponse.released:type_name -> glovebox.agent.v1.HeldInput
-	22, // 35: glovebox.agent.v1.ActResponse.pointer:type_name -> glovebox.agent.v1.Point
-	2,  // 36: glovebox.agent.v1.ActService.Act:input_type -> glovebox.agent.v1.ActRequest
-	20, // 37: glovebox.agent.v1.ActService.Act:output_type -> glovebox.agent.v1.ActResponse
-	37, // [37:38] is the sub-list for method output_type
-	36, // [36:37] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	20, // 0: glovebox.agent.v1.ActRequest.target:type_name -> glovebox.agent.v1.Target
+	15, // 1: glovebox.agent.v1.ActRequest.observe:type_name -> glovebox.agent.v1.ObserveAfter
+	2,  // 2: glovebox.agent.v1.ActRequest.mouse_move:type_name -> glovebox.agent.v1.MouseMove
+	3,  // 3: glovebox.agent.v1.ActRequest.click:type_name -> glovebox.agent.v1.Click
+	4,  // 4: glovebox.agent.v1.ActRequest.mouse_down:type_name -> glovebox.agent.v1.MouseDown
+	5,  // 5: glovebox.agent.v1.ActRequest.mouse_up:type_name -> glovebox.agent.v1.MouseUp
+	6,  // 6: glovebox.agent.v1.ActRequest.drag:type_name -> glovebox.agent.v1.Drag
+	7,  // 7: glovebox.agent.v1.ActRequest.scroll:type_name -> glovebox.agent.v1.Scroll
+	8,  // 8: glovebox.agent.v1.ActRequest.key:type_name -> glovebox.agent.v1.Key
+	9,  // 9: glovebox.agent.v1.ActRequest.key_down:type_name -> glovebox.agent.v1.KeyDown
+	10, // 10: glovebox.agent.v1.ActRequest.key_up:type_name -> glovebox.agent.v1.KeyUp
+	11, // 11: glovebox.agent.v1.ActRequest.hold_key:type_name -> glovebox.agent.v1.HoldKey
+	12, // 12: glovebox.agent.v1.ActRequest.type:type_name -> glovebox.agent.v1.TypeText
+	13, // 13: glovebox.agent.v1.ActRequest.wait:type_name -> glovebox.agent.v1.Wait
+	14, // 14: glovebox.agent.v1.ActRequest.release_all:type_name -> glovebox.agent.v1.ReleaseAll
+	21, // 15: glovebox.agent.v1.ActRequest.element_click:type_name -> glovebox.agent.v1.ElementClick
+	22, // 16: glovebox.agent.v1.ActRequest.element_focus:type_name -> glovebox.agent.v1.ElementFocus
+	23, // 17: glovebox.agent.v1.ActRequest.element_set_value:type_name -> glovebox.agent.v1.ElementSetValue
+	24, // 18: glovebox.agent.v1.ActRequest.element_select_text:type_name -> glovebox.agent.v1.ElementSelectText
+	25, // 19: glovebox.agent.v1.ActRequest.element_do_action:type_name -> glovebox.agent.v1.ElementDoAction
+	26, // 20: glovebox.agent.v1.ActRequest.element_scroll_into_view:type_name -> glovebox.agent.v1.ElementScrollIntoView
+	27, // 21: glovebox.agent.v1.ActRequest.new_tab:type_name -> glovebox.agent.v1.NewTab
+	28, // 22: glovebox.agent.v1.ActRequest.close_tab:type_name -> glovebox.agent.v1.CloseTab
+	29, // 23: glovebox.agent.v1.ActRequest.activate_tab:type_name -> glovebox.agent.v1.ActivateTab
+	30, // 24: glovebox.agent.v1.ActRequest.navigate:type_name -> glovebox.agent.v1.Navigate
+	31, // 25: glovebox.agent.v1.ActRequest.reload:type_name -> glovebox.agent.v1.Reload
+	32, // 26: glovebox.agent.v1.ActRequest.stop_loading:type_name -> glovebox.agent.v1.StopLoading
+	33, // 27: glovebox.agent.v1.ActRequest.history:type_name -> glovebox.agent.v1.History
+	34, // 28: glovebox.agent.v1.ActRequest.page_click:type_name -> glovebox.agent.v1.PageClick
+	35, // 29: glovebox.agent.v1.ActRequest.fill:type_name -> glovebox.agent.v1.Fill
+	36, // 30: glovebox.agent.v1.ActRequest.page_type:type_name -> glovebox.agent.v1.PageType
+	37, // 31: glovebox.agent.v1.ActRequest.press:type_name -> glovebox.agent.v1.Press
+	38, // 32: glovebox.agent.v1.ActRequest.page_key_down:type_name -> glovebox.agent.v1.PageKeyDown
+	39, // 33: glovebox.agent.v1.ActRequest.page_key_up:type_name -> glovebox.agent.v1.PageKeyUp
+	40, // 34: glovebox.agent.v1.ActRequest.set_value:type_name -> glovebox.agent.v1.SetValue
+	41, // 35: glovebox.agent.v1.ActRequest.page_select_text:type_name -> glovebox.agent.v1.PageSelectText
+	42, // 36: glovebox.agent.v1.ActRequest.paste:type_name -> glovebox.agent.v1.Paste
+	43, // 37: glovebox.agent.v1.ActRequest.page_scroll:type_name -> glovebox.agent.v1.PageScroll
+	44, // 38: glovebox.agent.v1.ActRequest.hover:type_name -> glovebox.agent.v1.Hover
+	45, // 39: glovebox.agent.v1.ActRequest.page_drag:type_name -> glovebox.agent.v1.PageDrag
+	46, // 40: glovebox.agent.v1.ActRequest.set_viewport:type_name -> glovebox.agent.v1.SetViewport
+	47, // 41: glovebox.agent.v1.ActRequest.wait_for:type_name -> glovebox.agent.v1.WaitFor
+	48, // 42: glovebox.agent.v1.ActRequest.secondary_action:type_name -> glovebox.agent.v1.SecondaryAction
+	49, // 43: glovebox.agent.v1.MouseMove.to:type_name -> glovebox.agent.v1.Point
+	49, // 44: glovebox.agent.v1.Click.at:type_name -> glovebox.agent.v1.Point
+	50, // 45: glovebox.agent.v1.Click.button:type_name -> glovebox.agent.v1.MouseButton
+	49, // 46: glovebox.agent.v1.MouseDown.at:type_name -> glovebox.agent.v1.Point
+	50, // 47: glovebox.agent.v1.MouseDown.button:type_name -> glovebox.agent.v1.MouseButton
+	49, // 48: glovebox.agent.v1.MouseUp.at:type_name -> glovebox.agent.v1.Point
+	50, // 49: glovebox.agent.v1.MouseUp.button:type_name -> glovebox.agent.v1.MouseButton
+	49, // 50: glovebox.agent.v1.Drag.path:type_name -> glovebox.agent.v1.Point
+	50, // 51: glovebox.agent.v1.Drag.button:type_name -> glovebox.agent.v1.MouseButton
+	49, // 52: glovebox.agent.v1.Scroll.at:type_name -> glovebox.agent.v1.Point
+	51, // 53: glovebox.agent.v1.ObserveAfter.screenshot:type_name -> glovebox.agent.v1.ScreenshotOptions
+	52, // 54: glovebox.agent.v1.Observation.screenshot:type_name -> glovebox.agent.v1.Image
+	49, // 55: glovebox.agent.v1.Observation.cursor:type_name -> glovebox.agent.v1.Point
+	50, // 56: glovebox.agent.v1.HeldInput.button:type_name -> glovebox.agent.v1.MouseButton
+	0,  // 57: glovebox.agent.v1.ActResponse.effect:type_name -> glovebox.agent.v1.Effect
+	53, // 58: glovebox.agent.v1.ActResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	16, // 59: glovebox.agent.v1.ActResponse.timing:type_name -> glovebox.agent.v1.Timing
+	17, // 60: glovebox.agent.v1.ActResponse.observation:type_name -> glovebox.agent.v1.Observation
+	18, // 61: glovebox.agent.v1.ActResponse.held:type_name -> glovebox.agent.v1.HeldInput
+	18, // 62: glovebox.agent.v1.ActResponse.released:type_name -> glovebox.agent.v1.HeldInput
+	49, // 63: glovebox.agent.v1.ActResponse.pointer:type_name -> glovebox.agent.v1.Point
+	54, // 64: glovebox.agent.v1.ActResponse.selection:type_name -> glovebox.agent.v1.TextRange
+	55, // 65: glovebox.agent.v1.ActResponse.scroll_before:type_name -> glovebox.agent.v1.ScrollPosition
+	55, // 66: glovebox.agent.v1.ActResponse.scroll_after:type_name -> glovebox.agent.v1.ScrollPosition
+	56, // 67: glovebox.agent.v1.ActResponse.paste_path:type_name -> glovebox.agent.v1.PastePath
+	57, // 68: glovebox.agent.v1.ActResponse.tab:type_name -> glovebox.agent.v1.Tab
+	1,  // 69: glovebox.agent.v1.ActService.Act:input_type -> glovebox.agent.v1.ActRequest
+	19, // 70: glovebox.agent.v1.ActService.Act:output_type -> glovebox.agent.v1.ActResponse
+	70, // [70:71] is the sub-list for method output_type
+	69, // [69:70] is the sub-list for method input_type
+	69, // [69:69] is the sub-list for extension type_name
+	69, // [69:69] is the sub-list for extension extendee
+	0,  // [0:69] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_act_proto_init() }
@@ -1767,7 +2317,11 @@ func file_glovebox_agent_v1_act_proto_init() {
 	if File_glovebox_agent_v1_act_proto != nil {
 		return
 	}
+	file_glovebox_agent_v1_browser_proto_init()
 	file_glovebox_agent_v1_common_proto_init()
+	file_glovebox_agent_v1_element_actions_proto_init()
+	file_glovebox_agent_v1_page_actions_proto_init()
+	file_glovebox_agent_v1_snapshot_proto_init()
 	file_glovebox_agent_v1_act_proto_msgTypes[0].OneofWrappers = []any{
 		(*ActRequest_MouseMove)(nil),
 		(*ActRequest_Click)(nil),
@@ -1782,13 +2336,41 @@ func file_glovebox_agent_v1_act_proto_init() {
 		(*ActRequest_Type)(nil),
 		(*ActRequest_Wait)(nil),
 		(*ActRequest_ReleaseAll)(nil),
+		(*ActRequest_ElementClick)(nil),
+		(*ActRequest_ElementFocus)(nil),
+		(*ActRequest_ElementSetValue)(nil),
+		(*ActRequest_ElementSelectText)(nil),
+		(*ActRequest_ElementDoAction)(nil),
+		(*ActRequest_ElementScrollIntoView)(nil),
+		(*ActRequest_NewTab)(nil),
+		(*ActRequest_CloseTab)(nil),
+		(*ActRequest_ActivateTab)(nil),
+		(*ActRequest_Navigate)(nil),
+		(*ActRequest_Reload)(nil),
+		(*ActRequest_StopLoading)(nil),
+		(*ActRequest_History)(nil),
+		(*ActRequest_PageClick)(nil),
+		(*ActRequest_Fill)(nil),
+		(*ActRequest_PageType)(nil),
+		(*ActRequest_Press)(nil),
+		(*ActRequest_PageKeyDown)(nil),
+		(*ActRequest_PageKeyUp)(nil),
+		(*ActRequest_SetValue)(nil),
+		(*ActRequest_PageSelectText)(nil),
+		(*ActRequest_Paste)(nil),
+		(*ActRequest_PageScroll)(nil),
+		(*ActRequest_Hover)(nil),
+		(*ActRequest_PageDrag)(nil),
+		(*ActRequest_SetViewport)(nil),
+		(*ActRequest_WaitFor)(nil),
+		(*ActRequest_SecondaryAction)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_agent_v1_act_proto_rawDesc), len(file_glovebox_agent_v1_act_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      1,
 			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,

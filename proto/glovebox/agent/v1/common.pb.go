@@ -149,6 +149,65 @@ func (ErrorReason) EnumDescriptor() ([]byte, []int) {
 	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{0}
 }
 
+// MouseButton is a pointer button.
+type MouseButton int32
+
+const (
+	MouseButton_MOUSE_BUTTON_UNSPECIFIED MouseButton = 0
+	MouseButton_MOUSE_BUTTON_LEFT        MouseButton = 1
+	MouseButton_MOUSE_BUTTON_MIDDLE      MouseButton = 2
+	MouseButton_MOUSE_BUTTON_RIGHT       MouseButton = 3
+	MouseButton_MOUSE_BUTTON_BACK        MouseButton = 4
+	MouseButton_MOUSE_BUTTON_FORWARD     MouseButton = 5
+)
+
+// Enum value maps for MouseButton.
+var (
+	MouseButton_name = map[int32]string{
+		0: "MOUSE_BUTTON_UNSPECIFIED",
+		1: "MOUSE_BUTTON_LEFT",
+		2: "MOUSE_BUTTON_MIDDLE",
+		3: "MOUSE_BUTTON_RIGHT",
+		4: "MOUSE_BUTTON_BACK",
+		5: "MOUSE_BUTTON_FORWARD",
+	}
+	MouseButton_value = map[string]int32{
+		"MOUSE_BUTTON_UNSPECIFIED": 0,
+		"MOUSE_BUTTON_LEFT":        1,
+		"MOUSE_BUTTON_MIDDLE":      2,
+		"MOUSE_BUTTON_RIGHT":       3,
+		"MOUSE_BUTTON_BACK":        4,
+		"MOUSE_BUTTON_FORWARD":     5,
+	}
+)
+
+func (x MouseButton) Enum() *MouseButton {
+	p := new(MouseButton)
+	*p = x
+	return p
+}
+
+func (x MouseButton) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (MouseButton) Descriptor() protoreflect.EnumDescriptor {
+	return file_glovebox_agent_v1_common_proto_enumTypes[1].Descriptor()
+}
+
+func (MouseButton) Type() protoreflect.EnumType {
+	return &file_glovebox_agent_v1_common_proto_enumTypes[1]
+}
+
+func (x MouseButton) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use MouseButton.Descriptor instead.
+func (MouseButton) EnumDescriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{1}
+}
+
 // ImageFormat is the encoding of an Image.
 type ImageFormat int32
 
@@ -183,11 +242,11 @@ func (x ImageFormat) String() string {
 }
 
 func (ImageFormat) Descriptor() protoreflect.EnumDescriptor {
-	return file_glovebox_agent_v1_common_proto_enumTypes[1].Descriptor()
+	return file_glovebox_agent_v1_common_proto_enumTypes[2].Descriptor()
 }
 
 func (ImageFormat) Type() protoreflect.EnumType {
-	return &file_glovebox_agent_v1_common_proto_enumTypes[1]
+	return &file_glovebox_agent_v1_common_proto_enumTypes[2]
 }
 
 func (x ImageFormat) Number() protoreflect.EnumNumber {
@@ -196,7 +255,7 @@ func (x ImageFormat) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ImageFormat.Descriptor instead.
 func (ImageFormat) EnumDescriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{1}
+	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{2}
 }
 
 // TargetSource says where the target acted on came from.
@@ -239,11 +298,11 @@ func (x TargetSource) String() string {
 }
 
 func (TargetSource) Descriptor() protoreflect.EnumDescriptor {
-	return file_glovebox_agent_v1_common_proto_enumTypes[2].Descriptor()
+	return file_glovebox_agent_v1_common_proto_enumTypes[3].Descriptor()
 }
 
 func (TargetSource) Type() protoreflect.EnumType {
-	return &file_glovebox_agent_v1_common_proto_enumTypes[2]
+	return &file_glovebox_agent_v1_common_proto_enumTypes[3]
 }
 
 func (x TargetSource) Number() protoreflect.EnumNumber {
@@ -252,7 +311,7 @@ func (x TargetSource) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TargetSource.Descriptor instead.
 func (TargetSource) EnumDescriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{2}
+	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{3}
 }
 
 // Point is a position in root-window (whole X screen) pixels, origin top left.
@@ -674,7 +733,11 @@ type Target struct {
 	//
 	//	*Target_Display
 	//	*Target_Window
+	//	*Target_App
+	//	*Target_Tab
 	Kind isTarget_Kind `protobuf_oneof:"kind"`
+	// The snapshot the action's refs come from, when it has any (checked to be the newest for the target).
+	SnapshotId string `protobuf:"bytes,9,opt,name=snapshot_id,json=snapshotId,proto3" json:"snapshot_id,omitempty"`
 	// When non-zero, the guest generation the target was resolved in; a different current generation is
 	// refused with GENERATION_CHANGED.
 	Generation    uint64 `protobuf:"varint,10,opt,name=generation,proto3" json:"generation,omitempty"`
@@ -737,6 +800,31 @@ func (x *Target) GetWindow() *WindowTarget {
 	return nil
 }
 
+func (x *Target) GetApp() *AppTarget {
+	if x != nil {
+		if x, ok := x.Kind.(*Target_App); ok {
+			return x.App
+		}
+	}
+	return nil
+}
+
+func (x *Target) GetTab() *TabTarget {
+	if x != nil {
+		if x, ok := x.Kind.(*Target_Tab); ok {
+			return x.Tab
+		}
+	}
+	return nil
+}
+
+func (x *Target) GetSnapshotId() string {
+	if x != nil {
+		return x.SnapshotId
+	}
+	return ""
+}
+
 func (x *Target) GetGeneration() uint64 {
 	if x != nil {
 		return x.Generation
@@ -758,9 +846,23 @@ type Target_Window struct {
 	Window *WindowTarget `protobuf:"bytes,2,opt,name=window,proto3,oneof"`
 }
 
+type Target_App struct {
+	// An application on the AT-SPI bus, optionally one of its windows.
+	App *AppTarget `protobuf:"bytes,3,opt,name=app,proto3,oneof"`
+}
+
+type Target_Tab struct {
+	// A browser tab.
+	Tab *TabTarget `protobuf:"bytes,4,opt,name=tab,proto3,oneof"`
+}
+
 func (*Target_Display) isTarget_Kind() {}
 
 func (*Target_Window) isTarget_Kind() {}
+
+func (*Target_App) isTarget_Kind() {}
+
+func (*Target_Tab) isTarget_Kind() {}
 
 // DisplayTarget names a display.
 type DisplayTarget struct {
@@ -853,6 +955,114 @@ func (x *WindowTarget) GetWindowId() uint32 {
 	return 0
 }
 
+// AppTarget names an application ("app:<pid>") and optionally one of its windows (AppWindow.window_id).
+type AppTarget struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AppId         string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	WindowId      string                 `protobuf:"bytes,2,opt,name=window_id,json=windowId,proto3" json:"window_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AppTarget) Reset() {
+	*x = AppTarget{}
+	mi := &file_glovebox_agent_v1_common_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AppTarget) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AppTarget) ProtoMessage() {}
+
+func (x *AppTarget) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_common_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AppTarget.ProtoReflect.Descriptor instead.
+func (*AppTarget) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *AppTarget) GetAppId() string {
+	if x != nil {
+		return x.AppId
+	}
+	return ""
+}
+
+func (x *AppTarget) GetWindowId() string {
+	if x != nil {
+		return x.WindowId
+	}
+	return ""
+}
+
+// TabTarget names a browser tab by the ids discovery returned.
+type TabTarget struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "chrome-<port>".
+	BrowserId string `protobuf:"bytes,1,opt,name=browser_id,json=browserId,proto3" json:"browser_id,omitempty"`
+	// The CDP target id.
+	TabId         string `protobuf:"bytes,2,opt,name=tab_id,json=tabId,proto3" json:"tab_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TabTarget) Reset() {
+	*x = TabTarget{}
+	mi := &file_glovebox_agent_v1_common_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TabTarget) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TabTarget) ProtoMessage() {}
+
+func (x *TabTarget) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_common_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TabTarget.ProtoReflect.Descriptor instead.
+func (*TabTarget) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *TabTarget) GetBrowserId() string {
+	if x != nil {
+		return x.BrowserId
+	}
+	return ""
+}
+
+func (x *TabTarget) GetTabId() string {
+	if x != nil {
+		return x.TabId
+	}
+	return ""
+}
+
 // FrozenTarget is the target an action was checked against and applied to, with every id explicit.
 type FrozenTarget struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -865,14 +1075,22 @@ type FrozenTarget struct {
 	WindowTitle string       `protobuf:"bytes,3,opt,name=window_title,json=windowTitle,proto3" json:"window_title,omitempty"`
 	Source      TargetSource `protobuf:"varint,4,opt,name=source,proto3,enum=glovebox.agent.v1.TargetSource" json:"source,omitempty"`
 	// Guest generation at the time of the action.
-	Generation    uint64 `protobuf:"varint,5,opt,name=generation,proto3" json:"generation,omitempty"`
+	Generation uint64 `protobuf:"varint,5,opt,name=generation,proto3" json:"generation,omitempty"`
+	// For element actions: the app and snapshot acted on.
+	AppId      string `protobuf:"bytes,6,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	SnapshotId string `protobuf:"bytes,7,opt,name=snapshot_id,json=snapshotId,proto3" json:"snapshot_id,omitempty"`
+	// For page actions: the browser and tab acted on.
+	BrowserId string `protobuf:"bytes,8,opt,name=browser_id,json=browserId,proto3" json:"browser_id,omitempty"`
+	TabId     string `protobuf:"bytes,9,opt,name=tab_id,json=tabId,proto3" json:"tab_id,omitempty"`
+	// The element acted on (a ref of snapshot_id), when the action named one.
+	ElementRef    string `protobuf:"bytes,10,opt,name=element_ref,json=elementRef,proto3" json:"element_ref,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FrozenTarget) Reset() {
 	*x = FrozenTarget{}
-	mi := &file_glovebox_agent_v1_common_proto_msgTypes[8]
+	mi := &file_glovebox_agent_v1_common_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -884,7 +1102,7 @@ func (x *FrozenTarget) String() string {
 func (*FrozenTarget) ProtoMessage() {}
 
 func (x *FrozenTarget) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_common_proto_msgTypes[8]
+	mi := &file_glovebox_agent_v1_common_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -897,7 +1115,7 @@ func (x *FrozenTarget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FrozenTarget.ProtoReflect.Descriptor instead.
 func (*FrozenTarget) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{8}
+	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *FrozenTarget) GetDisplayId() string {
@@ -933,6 +1151,41 @@ func (x *FrozenTarget) GetGeneration() uint64 {
 		return x.Generation
 	}
 	return 0
+}
+
+func (x *FrozenTarget) GetAppId() string {
+	if x != nil {
+		return x.AppId
+	}
+	return ""
+}
+
+func (x *FrozenTarget) GetSnapshotId() string {
+	if x != nil {
+		return x.SnapshotId
+	}
+	return ""
+}
+
+func (x *FrozenTarget) GetBrowserId() string {
+	if x != nil {
+		return x.BrowserId
+	}
+	return ""
+}
+
+func (x *FrozenTarget) GetTabId() string {
+	if x != nil {
+		return x.TabId
+	}
+	return ""
+}
+
+func (x *FrozenTarget) GetElementRef() string {
+	if x != nil {
+		return x.ElementRef
+	}
+	return ""
 }
 
 var File_glovebox_agent_v1_common_proto protoreflect.FileDescriptor
@@ -972,10 +1225,14 @@ const file_glovebox_agent_v1_common_proto_rawDesc = "" +
 	"\x03pid\x18\x05 \x01(\x05R\x03pid\x123\n" +
 	"\bgeometry\x18\x06 \x01(\v2\x17.glovebox.agent.v1.RectR\bgeometry\x12\x18\n" +
 	"\afocused\x18\a \x01(\bR\afocused\x12\x16\n" +
-	"\x06mapped\x18\b \x01(\bR\x06mapped\"\xa9\x01\n" +
+	"\x06mapped\x18\b \x01(\bR\x06mapped\"\xae\x02\n" +
 	"\x06Target\x12<\n" +
 	"\adisplay\x18\x01 \x01(\v2 .glovebox.agent.v1.DisplayTargetH\x00R\adisplay\x129\n" +
-	"\x06window\x18\x02 \x01(\v2\x1f.glovebox.agent.v1.WindowTargetH\x00R\x06window\x12\x1e\n" +
+	"\x06window\x18\x02 \x01(\v2\x1f.glovebox.agent.v1.WindowTargetH\x00R\x06window\x120\n" +
+	"\x03app\x18\x03 \x01(\v2\x1c.glovebox.agent.v1.AppTargetH\x00R\x03app\x120\n" +
+	"\x03tab\x18\x04 \x01(\v2\x1c.glovebox.agent.v1.TabTargetH\x00R\x03tab\x12\x1f\n" +
+	"\vsnapshot_id\x18\t \x01(\tR\n" +
+	"snapshotId\x12\x1e\n" +
 	"\n" +
 	"generation\x18\n" +
 	" \x01(\x04R\n" +
@@ -985,7 +1242,14 @@ const file_glovebox_agent_v1_common_proto_rawDesc = "" +
 	"\n" +
 	"display_id\x18\x01 \x01(\tR\tdisplayId\"+\n" +
 	"\fWindowTarget\x12\x1b\n" +
-	"\twindow_id\x18\x01 \x01(\rR\bwindowId\"\xc6\x01\n" +
+	"\twindow_id\x18\x01 \x01(\rR\bwindowId\"?\n" +
+	"\tAppTarget\x12\x15\n" +
+	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12\x1b\n" +
+	"\twindow_id\x18\x02 \x01(\tR\bwindowId\"A\n" +
+	"\tTabTarget\x12\x1d\n" +
+	"\n" +
+	"browser_id\x18\x01 \x01(\tR\tbrowserId\x12\x15\n" +
+	"\x06tab_id\x18\x02 \x01(\tR\x05tabId\"\xd5\x02\n" +
 	"\fFrozenTarget\x12\x1d\n" +
 	"\n" +
 	"display_id\x18\x01 \x01(\tR\tdisplayId\x12\x1b\n" +
@@ -994,7 +1258,16 @@ const file_glovebox_agent_v1_common_proto_rawDesc = "" +
 	"\x06source\x18\x04 \x01(\x0e2\x1f.glovebox.agent.v1.TargetSourceR\x06source\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x05 \x01(\x04R\n" +
-	"generation*\xc9\x05\n" +
+	"generation\x12\x15\n" +
+	"\x06app_id\x18\x06 \x01(\tR\x05appId\x12\x1f\n" +
+	"\vsnapshot_id\x18\a \x01(\tR\n" +
+	"snapshotId\x12\x1d\n" +
+	"\n" +
+	"browser_id\x18\b \x01(\tR\tbrowserId\x12\x15\n" +
+	"\x06tab_id\x18\t \x01(\tR\x05tabId\x12\x1f\n" +
+	"\velement_ref\x18\n" +
+	" \x01(\tR\n" +
+	"elementRef*\xc9\x05\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dERROR_REASON_INVALID_ARGUMENT\x10\x01\x12\x1a\n" +
@@ -1017,7 +1290,14 @@ const file_glovebox_agent_v1_common_proto_rawDesc = "" +
 	"\x1eERROR_REASON_PERMISSION_DENIED\x10\x11\x12#\n" +
 	"\x1fERROR_REASON_RESOURCE_EXHAUSTED\x10\x12\x12\"\n" +
 	"\x1eERROR_REASON_DUPLICATE_REQUEST\x10\x13\x12\x19\n" +
-	"\x15ERROR_REASON_INTERNAL\x10\x14*X\n" +
+	"\x15ERROR_REASON_INTERNAL\x10\x14*\xa4\x01\n" +
+	"\vMouseButton\x12\x1c\n" +
+	"\x18MOUSE_BUTTON_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11MOUSE_BUTTON_LEFT\x10\x01\x12\x17\n" +
+	"\x13MOUSE_BUTTON_MIDDLE\x10\x02\x12\x16\n" +
+	"\x12MOUSE_BUTTON_RIGHT\x10\x03\x12\x15\n" +
+	"\x11MOUSE_BUTTON_BACK\x10\x04\x12\x18\n" +
+	"\x14MOUSE_BUTTON_FORWARD\x10\x05*X\n" +
 	"\vImageFormat\x12\x1c\n" +
 	"\x18IMAGE_FORMAT_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10IMAGE_FORMAT_PNG\x10\x01\x12\x15\n" +
@@ -1040,36 +1320,41 @@ func file_glovebox_agent_v1_common_proto_rawDescGZIP() []byte {
 	return file_glovebox_agent_v1_common_proto_rawDescData
 }
 
-var file_glovebox_agent_v1_common_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_glovebox_agent_v1_common_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_glovebox_agent_v1_common_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_glovebox_agent_v1_common_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_glovebox_agent_v1_common_proto_goTypes = []any{
 	(ErrorReason)(0),          // 0: glovebox.agent.v1.ErrorReason
-	(ImageFormat)(0),          // 1: glovebox.agent.v1.ImageFormat
-	(TargetSource)(0),         // 2: glovebox.agent.v1.TargetSource
-	(*Point)(nil),             // 3: glovebox.agent.v1.Point
-	(*Rect)(nil),              // 4: glovebox.agent.v1.Rect
-	(*Image)(nil),             // 5: glovebox.agent.v1.Image
-	(*ScreenshotOptions)(nil), // 6: glovebox.agent.v1.ScreenshotOptions
-	(*Window)(nil),            // 7: glovebox.agent.v1.Window
-	(*Target)(nil),            // 8: glovebox.agent.v1.Target
-	(*DisplayTarget)(nil),     // 9: glovebox.agent.v1.DisplayTarget
-	(*WindowTarget)(nil),      // 10: glovebox.agent.v1.WindowTarget
-	(*FrozenTarget)(nil),      // 11: glovebox.agent.v1.FrozenTarget
+	(MouseButton)(0),          // 1: glovebox.agent.v1.MouseButton
+	(ImageFormat)(0),          // 2: glovebox.agent.v1.ImageFormat
+	(TargetSource)(0),         // 3: glovebox.agent.v1.TargetSource
+	(*Point)(nil),             // 4: glovebox.agent.v1.Point
+	(*Rect)(nil),              // 5: glovebox.agent.v1.Rect
+	(*Image)(nil),             // 6: glovebox.agent.v1.Image
+	(*ScreenshotOptions)(nil), // 7: glovebox.agent.v1.ScreenshotOptions
+	(*Window)(nil),            // 8: glovebox.agent.v1.Window
+	(*Target)(nil),            // 9: glovebox.agent.v1.Target
+	(*DisplayTarget)(nil),     // 10: glovebox.agent.v1.DisplayTarget
+	(*WindowTarget)(nil),      // 11: glovebox.agent.v1.WindowTarget
+	(*AppTarget)(nil),         // 12: glovebox.agent.v1.AppTarget
+	(*TabTarget)(nil),         // 13: glovebox.agent.v1.TabTarget
+	(*FrozenTarget)(nil),      // 14: glovebox.agent.v1.FrozenTarget
 }
 var file_glovebox_agent_v1_common_proto_depIdxs = []int32{
-	1,  // 0: glovebox.agent.v1.Image.format:type_name -> glovebox.agent.v1.ImageFormat
-	4,  // 1: glovebox.agent.v1.Image.region:type_name -> glovebox.agent.v1.Rect
-	4,  // 2: glovebox.agent.v1.ScreenshotOptions.region:type_name -> glovebox.agent.v1.Rect
-	1,  // 3: glovebox.agent.v1.ScreenshotOptions.format:type_name -> glovebox.agent.v1.ImageFormat
-	4,  // 4: glovebox.agent.v1.Window.geometry:type_name -> glovebox.agent.v1.Rect
-	9,  // 5: glovebox.agent.v1.Target.display:type_name -> glovebox.agent.v1.DisplayTarget
-	10, // 6: glovebox.agent.v1.Target.window:type_name -> glovebox.agent.v1.WindowTarget
-	2,  // 7: glovebox.agent.v1.FrozenTarget.source:type_name -> glovebox.agent.v1.TargetSource
-	8,  // [8:8] is the sub-list for method output_type
-	8,  // [8:8] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	2,  // 0: glovebox.agent.v1.Image.format:type_name -> glovebox.agent.v1.ImageFormat
+	5,  // 1: glovebox.agent.v1.Image.region:type_name -> glovebox.agent.v1.Rect
+	5,  // 2: glovebox.agent.v1.ScreenshotOptions.region:type_name -> glovebox.agent.v1.Rect
+	2,  // 3: glovebox.agent.v1.ScreenshotOptions.format:type_name -> glovebox.agent.v1.ImageFormat
+	5,  // 4: glovebox.agent.v1.Window.geometry:type_name -> glovebox.agent.v1.Rect
+	10, // 5: glovebox.agent.v1.Target.display:type_name -> glovebox.agent.v1.DisplayTarget
+	11, // 6: glovebox.agent.v1.Target.window:type_name -> glovebox.agent.v1.WindowTarget
+	12, // 7: glovebox.agent.v1.Target.app:type_name -> glovebox.agent.v1.AppTarget
+	13, // 8: glovebox.agent.v1.Target.tab:type_name -> glovebox.agent.v1.TabTarget
+	3,  // 9: glovebox.agent.v1.FrozenTarget.source:type_name -> glovebox.agent.v1.TargetSource
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_common_proto_init() }
@@ -1080,14 +1365,16 @@ func file_glovebox_agent_v1_common_proto_init() {
 	file_glovebox_agent_v1_common_proto_msgTypes[5].OneofWrappers = []any{
 		(*Target_Display)(nil),
 		(*Target_Window)(nil),
+		(*Target_App)(nil),
+		(*Target_Tab)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_agent_v1_common_proto_rawDesc), len(file_glovebox_agent_v1_common_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   9,
+			NumEnums:      4,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -11,10 +11,14 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from glovebox.agent.v1 import browser_pb2 as glovebox_dot_agent_dot_v1_dot_browser__pb2
 from glovebox.agent.v1 import common_pb2 as glovebox_dot_agent_dot_v1_dot_common__pb2
+from glovebox.agent.v1 import element_actions_pb2 as glovebox_dot_agent_dot_v1_dot_element__actions__pb2
+from glovebox.agent.v1 import page_actions_pb2 as glovebox_dot_agent_dot_v1_dot_page__actions__pb2
+from glovebox.agent.v1 import snapshot_pb2 as glovebox_dot_agent_dot_v1_dot_snapshot__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bglovebox/agent/v1/act.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"\x95\x07\n\nActRequest\x12\x14\n\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1d\n\nrequest_id\x18\x02 \x01(\tR\trequestId\x12\x31\n\x06target\x18\x03 \x01(\x0b\x32\x19.glovebox.agent.v1.TargetR\x06target\x12\x18\n\x07\x63onfirm\x18\x04 \x01(\x08R\x07\x63onfirm\x12\x39\n\x07observe\x18\x05 \x01(\x0b\x32\x1f.glovebox.agent.v1.ObserveAfterR\x07observe\x12=\n\nmouse_move\x18\n \x01(\x0b\x32\x1c.glovebox.agent.v1.MouseMoveH\x00R\tmouseMove\x12\x30\n\x05\x63lick\x18\x0b \x01(\x0b\x32\x18.glovebox.agent.v1.ClickH\x00R\x05\x63lick\x12=\n\nmouse_down\x18\x0c \x01(\x0b\x32\x1c.glovebox.agent.v1.MouseDownH\x00R\tmouseDown\x12\x37\n\x08mouse_up\x18\r \x01(\x0b\x32\x1a.glovebox.agent.v1.MouseUpH\x00R\x07mouseUp\x12-\n\x04\x64rag\x18\x0e \x01(\x0b\x32\x17.glovebox.agent.v1.DragH\x00R\x04\x64rag\x12\x33\n\x06scroll\x18\x0f \x01(\x0b\x32\x19.glovebox.agent.v1.ScrollH\x00R\x06scroll\x12*\n\x03key\x18\x10 \x01(\x0b\x32\x16.glovebox.agent.v1.KeyH\x00R\x03key\x12\x37\n\x08key_down\x18\x11 \x01(\x0b\x32\x1a.glovebox.agent.v1.KeyDownH\x00R\x07keyDown\x12\x31\n\x06key_up\x18\x12 \x01(\x0b\x32\x18.glovebox.agent.v1.KeyUpH\x00R\x05keyUp\x12\x37\n\x08hold_key\x18\x13 \x01(\x0b\x32\x1a.glovebox.agent.v1.HoldKeyH\x00R\x07holdKey\x12\x31\n\x04type\x18\x14 \x01(\x0b\x32\x1b.glovebox.agent.v1.TypeTextH\x00R\x04type\x12-\n\x04wait\x18\x15 \x01(\x0b\x32\x17.glovebox.agent.v1.WaitH\x00R\x04wait\x12@\n\x0brelease_all\x18\x16 \x01(\x0b\x32\x1d.glovebox.agent.v1.ReleaseAllH\x00R\nreleaseAllB\x08\n\x06\x61\x63tion\"5\n\tMouseMove\x12(\n\x02to\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x02to\"\x9d\x01\n\x05\x43lick\x12(\n\x02\x61t\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x02\x61t\x12\x36\n\x06\x62utton\x18\x02 \x01(\x0e\x32\x1e.glovebox.agent.v1.MouseButtonR\x06\x62utton\x12\x14\n\x05\x63ount\x18\x03 \x01(\x05R\x05\x63ount\x12\x1c\n\tmodifiers\x18\x04 \x03(\tR\tmodifiers\"m\n\tMouseDown\x12(\n\x02\x61t\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x02\x61t\x12\x36\n\x06\x62utton\x18\x02 \x01(\x0e\x32\x1e.glovebox.agent.v1.MouseButtonR\x06\x62utton\"k\n\x07MouseUp\x12(\n\x02\x61t\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x02\x61t\x12\x36\n\x06\x62utton\x18\x02 \x01(\x0e\x32\x1e.glovebox.agent.v1.MouseButtonR\x06\x62utton\"\xae\x01\n\x04\x44rag\x12,\n\x04path\x18\x01 \x03(\x0b\x32\x18.glovebox.agent.v1.PointR\x04path\x12\x36\n\x06\x62utton\x18\x02 \x01(\x0e\x32\x1e.glovebox.agent.v1.MouseButtonR\x06\x62utton\x12\"\n\rstep_delay_ms\x18\x03 \x01(\x05R\x0bstepDelayMs\x12\x1c\n\tmodifiers\x18\x04 \x03(\tR\tmodifiers\"p\n\x06Scroll\x12(\n\x02\x61t\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x02\x61t\x12\x0e\n\x02\x64x\x18\x02 \x01(\x05R\x02\x64x\x12\x0e\n\x02\x64y\x18\x03 \x01(\x05R\x02\x64y\x12\x1c\n\tmodifiers\x18\x04 \x03(\tR\tmodifiers\"3\n\x03Key\x12\x14\n\x05\x63ombo\x18\x01 \x01(\tR\x05\x63ombo\x12\x16\n\x06repeat\x18\x02 \x01(\x05R\x06repeat\"\x1f\n\x07KeyDown\x12\x14\n\x05\x63ombo\x18\x01 \x01(\tR\x05\x63ombo\"\x1d\n\x05KeyUp\x12\x14\n\x05\x63ombo\x18\x01 \x01(\tR\x05\x63ombo\"@\n\x07HoldKey\x12\x14\n\x05\x63ombo\x18\x01 \x01(\tR\x05\x63ombo\x12\x1f\n\x0b\x64uration_ms\x18\x02 \x01(\x05R\ndurationMs\"9\n\x08TypeText\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text\x12\x19\n\x08\x64\x65lay_ms\x18\x02 \x01(\x05R\x07\x64\x65layMs\"\'\n\x04Wait\x12\x1f\n\x0b\x64uration_ms\x18\x01 \x01(\x05R\ndurationMs\",\n\nReleaseAll\x12\x1e\n\neverything\x18\x01 \x01(\x08R\neverything\"\x8e\x01\n\x0cObserveAfter\x12\x44\n\nscreenshot\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.ScreenshotOptionsR\nscreenshot\x12\x19\n\x08quiet_ms\x18\x02 \x01(\x05R\x07quietMs\x12\x1d\n\ntimeout_ms\x18\x03 \x01(\x05R\ttimeoutMs\"\xbc\x01\n\x06Timing\x12\x1f\n\x0bvalidate_us\x18\x01 \x01(\x03R\nvalidateUs\x12\x19\n\x08queue_us\x18\x02 \x01(\x03R\x07queueUs\x12\x1d\n\nresolve_us\x18\x03 \x01(\x03R\tresolveUs\x12\x1f\n\x0b\x64ispatch_us\x18\x04 \x01(\x03R\ndispatchUs\x12\x1b\n\tsettle_us\x18\x05 \x01(\x03R\x08settleUs\x12\x19\n\x08total_us\x18\x06 \x01(\x03R\x07totalUs\"\x93\x01\n\x0bObservation\x12\x38\n\nscreenshot\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\nscreenshot\x12\x30\n\x06\x63ursor\x18\x02 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x06\x63ursor\x12\x18\n\x07settled\x18\x03 \x01(\x08R\x07settled\"U\n\tHeldInput\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x36\n\x06\x62utton\x18\x02 \x01(\x0e\x32\x1e.glovebox.agent.v1.MouseButtonR\x06\x62utton\"\xea\x03\n\x0b\x41\x63tResponse\x12\x31\n\x06\x65\x66\x66\x65\x63t\x18\x01 \x01(\x0e\x32\x19.glovebox.agent.v1.EffectR\x06\x65\x66\x66\x65\x63t\x12\x37\n\x06target\x18\x02 \x01(\x0b\x32\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12\x31\n\x06timing\x18\x03 \x01(\x0b\x32\x19.glovebox.agent.v1.TimingR\x06timing\x12@\n\x0bobservation\x18\x04 \x01(\x0b\x32\x1e.glovebox.agent.v1.ObservationR\x0bobservation\x12\x30\n\x04held\x18\x05 \x03(\x0b\x32\x1c.glovebox.agent.v1.HeldInputR\x04held\x12\x38\n\x08released\x18\x06 \x03(\x0b\x32\x1c.glovebox.agent.v1.HeldInputR\x08released\x12)\n\x10\x63haracters_typed\x18\x07 \x01(\x05R\x0f\x63haractersTyped\x12/\n\x13\x63haracters_remapped\x18\x08 \x01(\x05R\x12\x63haractersRemapped\x12\x32\n\x07pointer\x18\t \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x07pointer*\xa4\x01\n\x0bMouseButton\x12\x1c\n\x18MOUSE_BUTTON_UNSPECIFIED\x10\x00\x12\x15\n\x11MOUSE_BUTTON_LEFT\x10\x01\x12\x17\n\x13MOUSE_BUTTON_MIDDLE\x10\x02\x12\x16\n\x12MOUSE_BUTTON_RIGHT\x10\x03\x12\x15\n\x11MOUSE_BUTTON_BACK\x10\x04\x12\x18\n\x14MOUSE_BUTTON_FORWARD\x10\x05*_\n\x06\x45\x66\x66\x65\x63t\x12\x16\n\x12\x45\x46\x46\x45\x43T_UNSPECIFIED\x10\x00\x12\x0f\n\x0b\x45\x46\x46\x45\x43T_DONE\x10\x01\x12\x13\n\x0f\x45\x46\x46\x45\x43T_VERIFIED\x10\x02\x12\x17\n\x13\x45\x46\x46\x45\x43T_UNVERIFIABLE\x10\x03\x32R\n\nActService\x12\x44\n\x03\x41\x63t\x12\x1d.glovebox.agent.v1.ActRequest\x1a\x1e.glovebox.agent.v1.ActResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bglovebox/agent/v1/act.proto\x12\x11glovebox.agent.v1\x1a\x1fglovebox/agent/v1/browser.proto\x1a\x1eglovebox/agent/v1/common.proto\x1a\'glovebox/agent/v1/element_actions.proto\x1a$glovebox/agent/v1/page_actions.proto\x1a glovebox/agent/v1/snapshot.proto\"\xc8\x15\n\nActRequest\x12\x14\n\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1d\n\nrequest_id\x18\x02 \x01(\tR\trequestId\x12\x31\n\x06target\x18\x03 \x01(\x0b\x32\x19.glovebox.agent.v1.TargetR\x06target\x12\x18\n\x07\x63onfirm\x18\x04 \x01(\x08R\x07\x63onfirm\x12\x39\n\x07observe\x18\x05 \x01(\x0b\x32\x1f.glovebox.agent.v1.ObserveAfterR\x07observe\x12=\n\nmouse_move\x18\n \x01(\x0b\x32\x1c.glovebox.agent.v1.MouseMoveH\x00R\tmouseMove\x12\x30\n\x05\x63lick\x18\x0b \x01(\x0b\x32\x18.glovebox.agent.v1.ClickH\x00R\x05\x63lick\x12=\n\nmouse_down\x18\x0c \x01(\x0b\x32\x1c.glovebox.agent.v1.MouseDownH\x00R\tmouseDown\x12\x37\n\x08mouse_up\x18\r \x01(\x0b\x32\x1a.glovebox.agent.v1.MouseUpH\x00R\x07mouseUp\x12-\n\x04\x64rag\x18\x0e \x01(\x0b\x32\x17.glovebox.agent.v1.DragH\x00R\x04\x64rag\x12\x33\n\x06scroll\x18\x0f \x01(\x0b\x32\x19.glovebox.agent.v1.ScrollH\x00R\x06scroll\x12*\n\x03key\x18\x10 \x01(\x0b\x32\x16.glovebox.agent.v1.KeyH\x00R\x03key\x12\x37\n\x08key_down\x18\x11 \x01(\x0b\x32\x1a.glovebox.agent.v1.KeyDownH\x00R\x07keyDown\x12\x31\n\x06key_up\x18\x12 \x01(\x0b\x32\x18.glovebox.agent.v1.KeyUpH\x00R\x05keyUp\x12\x37\n\x08hold_key\x18\x13 \x01(\x0b\x32\x1a.glovebox.agent.v1.HoldKeyH\x00R\x07holdKey\x12\x31\n\x04type\x18\x14 \x01(\x0b\x32\x1b.glovebox.agent.v1.TypeTextH\x00R\x04type\x12-\n\x04wait\x18\x15 \x01(\x0b\x32\x17.glovebox.agent.v1.WaitH\x00R\x04wait\x12@\n\x0brelease_all\x18\x16 \x01(\x0b\x32\x1d.glovebox.agent.v1.ReleaseAllH\x00R\nreleaseAll\x12\x46\n\relement_click\x18( \x01(\x0b\x32\x1f.glovebox.agent.v1.ElementClickH\x00R\x0c\x65lementClick\x12\x46\n\relement_focus\x18) \x01(\x0b\x32\x1f.glovebox.agent.v1.ElementFocusH\x00R\x0c\x65lementFocus\x12P\n\x11\x65lement_set_value\x18* \x01(\x0b\x32\".glovebox.agent.v1.ElementSetValueH\x00R\x0f\x65lementSetValue\x12V\n\x13\x65lement_select_text\x18+ \x01(\x0b\x32$.glovebox.agent.v1.ElementSelectTextH\x00R\x11\x65lementSelectText\x12P\n\x11\x65lement_do_action\x18, \x01(\x0b\x32\".glovebox.agent.v1.ElementDoActionH\x00R\x0f\x65lementDoAction\x12\x63\n\x18\x65lement_scroll_into_view\x18- \x01(\x0b\x32(.glovebox.agent.v1.ElementScrollIntoViewH\x00R\x15\x65lementScrollIntoView\x12\x34\n\x07new_tab\x18< \x01(\x0b\x32\x19.glovebox.agent.v1.NewTabH\x00R\x06newTab\x12:\n\tclose_tab\x18= \x01(\x0b\x32\x1b.glovebox.agent.v1.CloseTabH\x00R\x08\x63loseTab\x12\x43\n\x0c\x61\x63tivate_tab\x18> \x01(\x0b\x32\x1e.glovebox.agent.v1.ActivateTabH\x00R\x0b\x61\x63tivateTab\x12\x39\n\x08navigate\x18? \x01(\x0b\x32\x1b.glovebox.agent.v1.NavigateH\x00R\x08navigate\x12\x33\n\x06reload\x18@ \x01(\x0b\x32\x19.glovebox.agent.v1.ReloadH\x00R\x06reload\x12\x43\n\x0cstop_loading\x18\x41 \x01(\x0b\x32\x1e.glovebox.agent.v1.StopLoadingH\x00R\x0bstopLoading\x12\x36\n\x07history\x18\x42 \x01(\x0b\x32\x1a.glovebox.agent.v1.HistoryH\x00R\x07history\x12=\n\npage_click\x18\x43 \x01(\x0b\x32\x1c.glovebox.agent.v1.PageClickH\x00R\tpageClick\x12-\n\x04\x66ill\x18\x44 \x01(\x0b\x32\x17.glovebox.agent.v1.FillH\x00R\x04\x66ill\x12:\n\tpage_type\x18\x45 \x01(\x0b\x32\x1b.glovebox.agent.v1.PageTypeH\x00R\x08pageType\x12\x30\n\x05press\x18\x46 \x01(\x0b\x32\x18.glovebox.agent.v1.PressH\x00R\x05press\x12\x44\n\rpage_key_down\x18G \x01(\x0b\x32\x1e.glovebox.agent.v1.PageKeyDownH\x00R\x0bpageKeyDown\x12>\n\x0bpage_key_up\x18H \x01(\x0b\x32\x1c.glovebox.agent.v1.PageKeyUpH\x00R\tpageKeyUp\x12:\n\tset_value\x18I \x01(\x0b\x32\x1b.glovebox.agent.v1.SetValueH\x00R\x08setValue\x12M\n\x10page_select_text\x18J \x01(\x0b\x32!.glovebox.agent.v1.PageSelectTextH\x00R\x0epageSelectText\x12\x30\n\x05paste\x18K \x01(\x0b\x32\x18.glovebox.agent.v1.PasteH\x00R\x05paste\x12@\n\x0bpage_scroll\x18L \x01(\x0b\x32\x1d.glovebox.agent.v1.PageScrollH\x00R\npageScroll\x12\x30\n\x05hover\x18M \x01(\x0b\x32\x18.glovebox.agent.v1.HoverH\x00R\x05hover\x12:\n\tpage_drag\x18N \x01(\x0b\x32\x1b.glovebox.agent.v1.PageDragH\x00R\x08pageDrag\x12\x43\n\x0cset_viewport\x18O \x01(\x0b\x32\x1e.glovebox.agent.v1.SetViewportH\x00R\x0bsetViewport\x12\x37\n\x08wait_for\x18P \x01(\x0b\x32\x1a.glovebox.agent.v1.WaitForH\x00R\x07waitFor\x12O\n\x10secondary_action\x18Q \x01(\x0b\x32\".glovebox.agent.v1.SecondaryActionH\x00R\x0fsecondaryActionB\x08\n\x06\x61\x63tion\"5\n\tMouseMove\x12(\n\x02to\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x02to\"\x9d\x01\n\x05\x43lick\x12(\n\x02\x61t\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x02\x61t\x12\x36\n\x06\x62utton\x18\x02 \x01(\x0e\x32\x1e.glovebox.agent.v1.MouseButtonR\x06\x62utton\x12\x14\n\x05\x63ount\x18\x03 \x01(\x05R\x05\x63ount\x12\x1c\n\tmodifiers\x18\x04 \x03(\tR\tmodifiers\"m\n\tMouseDown\x12(\n\x02\x61t\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x02\x61t\x12\x36\n\x06\x62utton\x18\x02 \x01(\x0e\x32\x1e.glovebox.agent.v1.MouseButtonR\x06\x62utton\"k\n\x07MouseUp\x12(\n\x02\x61t\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x02\x61t\x12\x36\n\x06\x62utton\x18\x02 \x01(\x0e\x32\x1e.glovebox.agent.v1.MouseButtonR\x06\x62utton\"\xae\x01\n\x04\x44rag\x12,\n\x04path\x18\x01 \x03(\x0b\x32\x18.glovebox.agent.v1.PointR\x04path\x12\x36\n\x06\x62utton\x18\x02 \x01(\x0e\x32\x1e.glovebox.agent.v1.MouseButtonR\x06\x62utton\x12\"\n\rstep_delay_ms\x18\x03 \x01(\x05R\x0bstepDelayMs\x12\x1c\n\tmodifiers\x18\x04 \x03(\tR\tmodifiers\"p\n\x06Scroll\x12(\n\x02\x61t\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x02\x61t\x12\x0e\n\x02\x64x\x18\x02 \x01(\x05R\x02\x64x\x12\x0e\n\x02\x64y\x18\x03 \x01(\x05R\x02\x64y\x12\x1c\n\tmodifiers\x18\x04 \x03(\tR\tmodifiers\"3\n\x03Key\x12\x14\n\x05\x63ombo\x18\x01 \x01(\tR\x05\x63ombo\x12\x16\n\x06repeat\x18\x02 \x01(\x05R\x06repeat\"\x1f\n\x07KeyDown\x12\x14\n\x05\x63ombo\x18\x01 \x01(\tR\x05\x63ombo\"\x1d\n\x05KeyUp\x12\x14\n\x05\x63ombo\x18\x01 \x01(\tR\x05\x63ombo\"@\n\x07HoldKey\x12\x14\n\x05\x63ombo\x18\x01 \x01(\tR\x05\x63ombo\x12\x1f\n\x0b\x64uration_ms\x18\x02 \x01(\x05R\ndurationMs\"9\n\x08TypeText\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text\x12\x19\n\x08\x64\x65lay_ms\x18\x02 \x01(\x05R\x07\x64\x65layMs\"\'\n\x04Wait\x12\x1f\n\x0b\x64uration_ms\x18\x01 \x01(\x05R\ndurationMs\",\n\nReleaseAll\x12\x1e\n\neverything\x18\x01 \x01(\x08R\neverything\"\x8e\x01\n\x0cObserveAfter\x12\x44\n\nscreenshot\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.ScreenshotOptionsR\nscreenshot\x12\x19\n\x08quiet_ms\x18\x02 \x01(\x05R\x07quietMs\x12\x1d\n\ntimeout_ms\x18\x03 \x01(\x05R\ttimeoutMs\"\xbc\x01\n\x06Timing\x12\x1f\n\x0bvalidate_us\x18\x01 \x01(\x03R\nvalidateUs\x12\x19\n\x08queue_us\x18\x02 \x01(\x03R\x07queueUs\x12\x1d\n\nresolve_us\x18\x03 \x01(\x03R\tresolveUs\x12\x1f\n\x0b\x64ispatch_us\x18\x04 \x01(\x03R\ndispatchUs\x12\x1b\n\tsettle_us\x18\x05 \x01(\x03R\x08settleUs\x12\x19\n\x08total_us\x18\x06 \x01(\x03R\x07totalUs\"\x93\x01\n\x0bObservation\x12\x38\n\nscreenshot\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\nscreenshot\x12\x30\n\x06\x63ursor\x18\x02 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x06\x63ursor\x12\x18\n\x07settled\x18\x03 \x01(\x08R\x07settled\"U\n\tHeldInput\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x36\n\x06\x62utton\x18\x02 \x01(\x0e\x32\x1e.glovebox.agent.v1.MouseButtonR\x06\x62utton\"\xe1\x06\n\x0b\x41\x63tResponse\x12\x31\n\x06\x65\x66\x66\x65\x63t\x18\x01 \x01(\x0e\x32\x19.glovebox.agent.v1.EffectR\x06\x65\x66\x66\x65\x63t\x12\x37\n\x06target\x18\x02 \x01(\x0b\x32\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12\x31\n\x06timing\x18\x03 \x01(\x0b\x32\x19.glovebox.agent.v1.TimingR\x06timing\x12@\n\x0bobservation\x18\x04 \x01(\x0b\x32\x1e.glovebox.agent.v1.ObservationR\x0bobservation\x12\x30\n\x04held\x18\x05 \x03(\x0b\x32\x1c.glovebox.agent.v1.HeldInputR\x04held\x12\x38\n\x08released\x18\x06 \x03(\x0b\x32\x1c.glovebox.agent.v1.HeldInputR\x08released\x12)\n\x10\x63haracters_typed\x18\x07 \x01(\x05R\x0f\x63haractersTyped\x12/\n\x13\x63haracters_remapped\x18\x08 \x01(\x05R\x12\x63haractersRemapped\x12\x32\n\x07pointer\x18\t \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x07pointer\x12\x14\n\x05value\x18\n \x01(\tR\x05value\x12:\n\tselection\x18\x0b \x01(\x0b\x32\x1c.glovebox.agent.v1.TextRangeR\tselection\x12\x46\n\rscroll_before\x18\x0c \x01(\x0b\x32!.glovebox.agent.v1.ScrollPositionR\x0cscrollBefore\x12\x44\n\x0cscroll_after\x18\r \x01(\x0b\x32!.glovebox.agent.v1.ScrollPositionR\x0bscrollAfter\x12;\n\npaste_path\x18\x0e \x01(\x0e\x32\x1c.glovebox.agent.v1.PastePathR\tpastePath\x12(\n\x03tab\x18\x0f \x01(\x0b\x32\x16.glovebox.agent.v1.TabR\x03tab\x12.\n\x13used_element_action\x18\x10 \x01(\x08R\x11usedElementAction*_\n\x06\x45\x66\x66\x65\x63t\x12\x16\n\x12\x45\x46\x46\x45\x43T_UNSPECIFIED\x10\x00\x12\x0f\n\x0b\x45\x46\x46\x45\x43T_DONE\x10\x01\x12\x13\n\x0f\x45\x46\x46\x45\x43T_VERIFIED\x10\x02\x12\x17\n\x13\x45\x46\x46\x45\x43T_UNVERIFIABLE\x10\x03\x32R\n\nActService\x12\x44\n\x03\x41\x63t\x12\x1d.glovebox.agent.v1.ActRequest\x1a\x1e.glovebox.agent.v1.ActResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'glovebox.agent.v1.act_pb2', globals())
@@ -22,48 +26,46 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z,glovebox.dev/proto/glovebox/agent/v1;agentv1'
-  _MOUSEBUTTON._serialized_start=3124
-  _MOUSEBUTTON._serialized_end=3288
-  _EFFECT._serialized_start=3290
-  _EFFECT._serialized_end=3385
-  _ACTREQUEST._serialized_start=83
-  _ACTREQUEST._serialized_end=1000
-  _MOUSEMOVE._serialized_start=1002
-  _MOUSEMOVE._serialized_end=1055
-  _CLICK._serialized_start=1058
-  _CLICK._serialized_end=1215
-  _MOUSEDOWN._serialized_start=1217
-  _MOUSEDOWN._serialized_end=1326
-  _MOUSEUP._serialized_start=1328
-  _MOUSEUP._serialized_end=1435
-  _DRAG._serialized_start=1438
-  _DRAG._serialized_end=1612
-  _SCROLL._serialized_start=1614
-  _SCROLL._serialized_end=1726
-  _KEY._serialized_start=1728
-  _KEY._serialized_end=1779
-  _KEYDOWN._serialized_start=1781
-  _KEYDOWN._serialized_end=1812
-  _KEYUP._serialized_start=1814
-  _KEYUP._serialized_end=1843
-  _HOLDKEY._serialized_start=1845
-  _HOLDKEY._serialized_end=1909
-  _TYPETEXT._serialized_start=1911
-  _TYPETEXT._serialized_end=1968
-  _WAIT._serialized_start=1970
-  _WAIT._serialized_end=2009
-  _RELEASEALL._serialized_start=2011
-  _RELEASEALL._serialized_end=2055
-  _OBSERVEAFTER._serialized_start=2058
-  _OBSERVEAFTER._serialized_end=2200
-  _TIMING._serialized_start=2203
-  _TIMING._serialized_end=2391
-  _OBSERVATION._serialized_start=2394
-  _OBSERVATION._serialized_end=2541
-  _HELDINPUT._serialized_start=2543
-  _HELDINPUT._serialized_end=2628
-  _ACTRESPONSE._serialized_start=2631
-  _ACTRESPONSE._serialized_end=3121
-  _ACTSERVICE._serialized_start=3387
-  _ACTSERVICE._serialized_end=3469
+  _EFFECT._serialized_start=5487
+  _EFFECT._serialized_end=5582
+  _ACTREQUEST._serialized_start=229
+  _ACTREQUEST._serialized_end=2989
+  _MOUSEMOVE._serialized_start=2991
+  _MOUSEMOVE._serialized_end=3044
+  _CLICK._serialized_start=3047
+  _CLICK._serialized_end=3204
+  _MOUSEDOWN._serialized_start=3206
+  _MOUSEDOWN._serialized_end=3315
+  _MOUSEUP._serialized_start=3317
+  _MOUSEUP._serialized_end=3424
+  _DRAG._serialized_start=3427
+  _DRAG._serialized_end=3601
+  _SCROLL._serialized_start=3603
+  _SCROLL._serialized_end=3715
+  _KEY._serialized_start=3717
+  _KEY._serialized_end=3768
+  _KEYDOWN._serialized_start=3770
+  _KEYDOWN._serialized_end=3801
+  _KEYUP._serialized_start=3803
+  _KEYUP._serialized_end=3832
+  _HOLDKEY._serialized_start=3834
+  _HOLDKEY._serialized_end=3898
+  _TYPETEXT._serialized_start=3900
+  _TYPETEXT._serialized_end=3957
+  _WAIT._serialized_start=3959
+  _WAIT._serialized_end=3998
+  _RELEASEALL._serialized_start=4000
+  _RELEASEALL._serialized_end=4044
+  _OBSERVEAFTER._serialized_start=4047
+  _OBSERVEAFTER._serialized_end=4189
+  _TIMING._serialized_start=4192
+  _TIMING._serialized_end=4380
+  _OBSERVATION._serialized_start=4383
+  _OBSERVATION._serialized_end=4530
+  _HELDINPUT._serialized_start=4532
+  _HELDINPUT._serialized_end=4617
+  _ACTRESPONSE._serialized_start=4620
+  _ACTRESPONSE._serialized_end=5485
+  _ACTSERVICE._serialized_start=5584
+  _ACTSERVICE._serialized_end=5666
 # @@protoc_insertion_point(module_scope)

@@ -28,10 +28,24 @@ ERROR_REASON_UNSUPPORTED_ACTION: ErrorReason
 IMAGE_FORMAT_JPEG: ImageFormat
 IMAGE_FORMAT_PNG: ImageFormat
 IMAGE_FORMAT_UNSPECIFIED: ImageFormat
+MOUSE_BUTTON_BACK: MouseButton
+MOUSE_BUTTON_FORWARD: MouseButton
+MOUSE_BUTTON_LEFT: MouseButton
+MOUSE_BUTTON_MIDDLE: MouseButton
+MOUSE_BUTTON_RIGHT: MouseButton
+MOUSE_BUTTON_UNSPECIFIED: MouseButton
 TARGET_SOURCE_ACTIVE: TargetSource
 TARGET_SOURCE_EXPLICIT: TargetSource
 TARGET_SOURCE_SESSION: TargetSource
 TARGET_SOURCE_UNSPECIFIED: TargetSource
+
+class AppTarget(_message.Message):
+    __slots__ = ["app_id", "window_id"]
+    APP_ID_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_ID_FIELD_NUMBER: _ClassVar[int]
+    app_id: str
+    window_id: str
+    def __init__(self, app_id: _Optional[str] = ..., window_id: _Optional[str] = ...) -> None: ...
 
 class DisplayTarget(_message.Message):
     __slots__ = ["display_id"]
@@ -40,18 +54,28 @@ class DisplayTarget(_message.Message):
     def __init__(self, display_id: _Optional[str] = ...) -> None: ...
 
 class FrozenTarget(_message.Message):
-    __slots__ = ["display_id", "generation", "source", "window_id", "window_title"]
+    __slots__ = ["app_id", "browser_id", "display_id", "element_ref", "generation", "snapshot_id", "source", "tab_id", "window_id", "window_title"]
+    APP_ID_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_ID_FIELD_NUMBER: _ClassVar[int]
+    ELEMENT_REF_FIELD_NUMBER: _ClassVar[int]
     GENERATION_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_ID_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
+    TAB_ID_FIELD_NUMBER: _ClassVar[int]
     WINDOW_ID_FIELD_NUMBER: _ClassVar[int]
     WINDOW_TITLE_FIELD_NUMBER: _ClassVar[int]
+    app_id: str
+    browser_id: str
     display_id: str
+    element_ref: str
     generation: int
+    snapshot_id: str
     source: TargetSource
+    tab_id: str
     window_id: int
     window_title: str
-    def __init__(self, display_id: _Optional[str] = ..., window_id: _Optional[int] = ..., window_title: _Optional[str] = ..., source: _Optional[_Union[TargetSource, str]] = ..., generation: _Optional[int] = ...) -> None: ...
+    def __init__(self, display_id: _Optional[str] = ..., window_id: _Optional[int] = ..., window_title: _Optional[str] = ..., source: _Optional[_Union[TargetSource, str]] = ..., generation: _Optional[int] = ..., app_id: _Optional[str] = ..., snapshot_id: _Optional[str] = ..., browser_id: _Optional[str] = ..., tab_id: _Optional[str] = ..., element_ref: _Optional[str] = ...) -> None: ...
 
 class Image(_message.Message):
     __slots__ = ["data", "format", "height", "region", "scale", "width"]
@@ -105,15 +129,29 @@ class ScreenshotOptions(_message.Message):
     region: Rect
     def __init__(self, display_id: _Optional[str] = ..., region: _Optional[_Union[Rect, _Mapping]] = ..., format: _Optional[_Union[ImageFormat, str]] = ..., quality: _Optional[int] = ..., max_edge: _Optional[int] = ..., include_cursor: bool = ...) -> None: ...
 
+class TabTarget(_message.Message):
+    __slots__ = ["browser_id", "tab_id"]
+    BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
+    TAB_ID_FIELD_NUMBER: _ClassVar[int]
+    browser_id: str
+    tab_id: str
+    def __init__(self, browser_id: _Optional[str] = ..., tab_id: _Optional[str] = ...) -> None: ...
+
 class Target(_message.Message):
-    __slots__ = ["display", "generation", "window"]
+    __slots__ = ["app", "display", "generation", "snapshot_id", "tab", "window"]
+    APP_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_FIELD_NUMBER: _ClassVar[int]
     GENERATION_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_ID_FIELD_NUMBER: _ClassVar[int]
+    TAB_FIELD_NUMBER: _ClassVar[int]
     WINDOW_FIELD_NUMBER: _ClassVar[int]
+    app: AppTarget
     display: DisplayTarget
     generation: int
+    snapshot_id: str
+    tab: TabTarget
     window: WindowTarget
-    def __init__(self, display: _Optional[_Union[DisplayTarget, _Mapping]] = ..., window: _Optional[_Union[WindowTarget, _Mapping]] = ..., generation: _Optional[int] = ...) -> None: ...
+    def __init__(self, display: _Optional[_Union[DisplayTarget, _Mapping]] = ..., window: _Optional[_Union[WindowTarget, _Mapping]] = ..., app: _Optional[_Union[AppTarget, _Mapping]] = ..., tab: _Optional[_Union[TabTarget, _Mapping]] = ..., snapshot_id: _Optional[str] = ..., generation: _Optional[int] = ...) -> None: ...
 
 class Window(_message.Message):
     __slots__ = ["class_name", "focused", "geometry", "id", "instance_name", "mapped", "pid", "title"]
@@ -142,6 +180,9 @@ class WindowTarget(_message.Message):
     def __init__(self, window_id: _Optional[int] = ...) -> None: ...
 
 class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class MouseButton(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class ImageFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
