@@ -780,11 +780,1071 @@ func (x *WriteClipboardResponse) GetAuditSeq() uint64 {
 	return 0
 }
 
+// ListAppsRequest wraps the agent request.
+type ListAppsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request       *v1.ListAppsRequest    `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAppsRequest) Reset() {
+	*x = ListAppsRequest{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAppsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAppsRequest) ProtoMessage() {}
+
+func (x *ListAppsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAppsRequest.ProtoReflect.Descriptor instead.
+func (*ListAppsRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ListAppsRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ListAppsRequest) GetRequest() *v1.ListAppsRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// ListAppsResponse wraps the agent response.
+type ListAppsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Response      *v1.ListAppsResponse   `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq      uint64                 `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAppsResponse) Reset() {
+	*x = ListAppsResponse{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAppsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAppsResponse) ProtoMessage() {}
+
+func (x *ListAppsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAppsResponse.ProtoReflect.Descriptor instead.
+func (*ListAppsResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ListAppsResponse) GetResponse() *v1.ListAppsResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *ListAppsResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
+// GetAppRequest wraps the agent request.
+type GetAppRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request       *v1.GetAppRequest      `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetAppRequest) Reset() {
+	*x = GetAppRequest{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAppRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAppRequest) ProtoMessage() {}
+
+func (x *GetAppRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAppRequest.ProtoReflect.Descriptor instead.
+func (*GetAppRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *GetAppRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *GetAppRequest) GetRequest() *v1.GetAppRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// GetAppResponse wraps the agent response.
+type GetAppResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Response      *v1.GetAppResponse     `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq      uint64                 `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetAppResponse) Reset() {
+	*x = GetAppResponse{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAppResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAppResponse) ProtoMessage() {}
+
+func (x *GetAppResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAppResponse.ProtoReflect.Descriptor instead.
+func (*GetAppResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GetAppResponse) GetResponse() *v1.GetAppResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *GetAppResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
+// SnapshotAppRequest wraps the agent request.
+type SnapshotAppRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request       *v1.SnapshotAppRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SnapshotAppRequest) Reset() {
+	*x = SnapshotAppRequest{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SnapshotAppRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SnapshotAppRequest) ProtoMessage() {}
+
+func (x *SnapshotAppRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SnapshotAppRequest.ProtoReflect.Descriptor instead.
+func (*SnapshotAppRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *SnapshotAppRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SnapshotAppRequest) GetRequest() *v1.SnapshotAppRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// SnapshotAppResponse wraps the agent response.
+type SnapshotAppResponse struct {
+	state         protoimpl.MessageState  `protogen:"open.v1"`
+	Response      *v1.SnapshotAppResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq      uint64                  `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SnapshotAppResponse) Reset() {
+	*x = SnapshotAppResponse{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SnapshotAppResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SnapshotAppResponse) ProtoMessage() {}
+
+func (x *SnapshotAppResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SnapshotAppResponse.ProtoReflect.Descriptor instead.
+func (*SnapshotAppResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *SnapshotAppResponse) GetResponse() *v1.SnapshotAppResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *SnapshotAppResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
+// SnapshotWindowRequest wraps the agent request.
+type SnapshotWindowRequest struct {
+	state         protoimpl.MessageState    `protogen:"open.v1"`
+	SessionId     string                    `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request       *v1.SnapshotWindowRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SnapshotWindowRequest) Reset() {
+	*x = SnapshotWindowRequest{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SnapshotWindowRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SnapshotWindowRequest) ProtoMessage() {}
+
+func (x *SnapshotWindowRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SnapshotWindowRequest.ProtoReflect.Descriptor instead.
+func (*SnapshotWindowRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *SnapshotWindowRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SnapshotWindowRequest) GetRequest() *v1.SnapshotWindowRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// SnapshotWindowResponse wraps the agent response.
+type SnapshotWindowResponse struct {
+	state         protoimpl.MessageState     `protogen:"open.v1"`
+	Response      *v1.SnapshotWindowResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq      uint64                     `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SnapshotWindowResponse) Reset() {
+	*x = SnapshotWindowResponse{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SnapshotWindowResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SnapshotWindowResponse) ProtoMessage() {}
+
+func (x *SnapshotWindowResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SnapshotWindowResponse.ProtoReflect.Descriptor instead.
+func (*SnapshotWindowResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *SnapshotWindowResponse) GetResponse() *v1.SnapshotWindowResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *SnapshotWindowResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
+// ListBrowsersRequest wraps the agent request.
+type ListBrowsersRequest struct {
+	state         protoimpl.MessageState  `protogen:"open.v1"`
+	SessionId     string                  `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request       *v1.ListBrowsersRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBrowsersRequest) Reset() {
+	*x = ListBrowsersRequest{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBrowsersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBrowsersRequest) ProtoMessage() {}
+
+func (x *ListBrowsersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBrowsersRequest.ProtoReflect.Descriptor instead.
+func (*ListBrowsersRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ListBrowsersRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ListBrowsersRequest) GetRequest() *v1.ListBrowsersRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// ListBrowsersResponse wraps the agent response.
+type ListBrowsersResponse struct {
+	state         protoimpl.MessageState   `protogen:"open.v1"`
+	Response      *v1.ListBrowsersResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq      uint64                   `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBrowsersResponse) Reset() {
+	*x = ListBrowsersResponse{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBrowsersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBrowsersResponse) ProtoMessage() {}
+
+func (x *ListBrowsersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBrowsersResponse.ProtoReflect.Descriptor instead.
+func (*ListBrowsersResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ListBrowsersResponse) GetResponse() *v1.ListBrowsersResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *ListBrowsersResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
+// GetBrowserRequest wraps the agent request.
+type GetBrowserRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request       *v1.GetBrowserRequest  `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBrowserRequest) Reset() {
+	*x = GetBrowserRequest{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBrowserRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBrowserRequest) ProtoMessage() {}
+
+func (x *GetBrowserRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBrowserRequest.ProtoReflect.Descriptor instead.
+func (*GetBrowserRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *GetBrowserRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *GetBrowserRequest) GetRequest() *v1.GetBrowserRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// GetBrowserResponse wraps the agent response.
+type GetBrowserResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Response      *v1.GetBrowserResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq      uint64                 `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBrowserResponse) Reset() {
+	*x = GetBrowserResponse{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBrowserResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBrowserResponse) ProtoMessage() {}
+
+func (x *GetBrowserResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBrowserResponse.ProtoReflect.Descriptor instead.
+func (*GetBrowserResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *GetBrowserResponse) GetResponse() *v1.GetBrowserResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *GetBrowserResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
+// ListTabsRequest wraps the agent request.
+type ListTabsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request       *v1.ListTabsRequest    `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTabsRequest) Reset() {
+	*x = ListTabsRequest{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTabsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTabsRequest) ProtoMessage() {}
+
+func (x *ListTabsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTabsRequest.ProtoReflect.Descriptor instead.
+func (*ListTabsRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ListTabsRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ListTabsRequest) GetRequest() *v1.ListTabsRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// ListTabsResponse wraps the agent response.
+type ListTabsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Response      *v1.ListTabsResponse   `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq      uint64                 `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTabsResponse) Reset() {
+	*x = ListTabsResponse{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTabsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTabsResponse) ProtoMessage() {}
+
+func (x *ListTabsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTabsResponse.ProtoReflect.Descriptor instead.
+func (*ListTabsResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ListTabsResponse) GetResponse() *v1.ListTabsResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *ListTabsResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
+// SnapshotTabRequest wraps the agent request.
+type SnapshotTabRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request       *v1.SnapshotTabRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SnapshotTabRequest) Reset() {
+	*x = SnapshotTabRequest{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SnapshotTabRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SnapshotTabRequest) ProtoMessage() {}
+
+func (x *SnapshotTabRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SnapshotTabRequest.ProtoReflect.Descriptor instead.
+func (*SnapshotTabRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *SnapshotTabRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SnapshotTabRequest) GetRequest() *v1.SnapshotTabRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// SnapshotTabResponse wraps the agent response.
+type SnapshotTabResponse struct {
+	state         protoimpl.MessageState  `protogen:"open.v1"`
+	Response      *v1.SnapshotTabResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq      uint64                  `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SnapshotTabResponse) Reset() {
+	*x = SnapshotTabResponse{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SnapshotTabResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SnapshotTabResponse) ProtoMessage() {}
+
+func (x *SnapshotTabResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SnapshotTabResponse.ProtoReflect.Descriptor instead.
+func (*SnapshotTabResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *SnapshotTabResponse) GetResponse() *v1.SnapshotTabResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *SnapshotTabResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
+// ExtractRequest wraps the agent request.
+type ExtractRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request       *v1.ExtractRequest     `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExtractRequest) Reset() {
+	*x = ExtractRequest{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExtractRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExtractRequest) ProtoMessage() {}
+
+func (x *ExtractRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExtractRequest.ProtoReflect.Descriptor instead.
+func (*ExtractRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ExtractRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ExtractRequest) GetRequest() *v1.ExtractRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// ExtractResponse wraps the agent response.
+type ExtractResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Response      *v1.ExtractResponse    `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq      uint64                 `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExtractResponse) Reset() {
+	*x = ExtractResponse{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExtractResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExtractResponse) ProtoMessage() {}
+
+func (x *ExtractResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExtractResponse.ProtoReflect.Descriptor instead.
+func (*ExtractResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ExtractResponse) GetResponse() *v1.ExtractResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *ExtractResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
+// CaptureTabRequest wraps the agent request.
+type CaptureTabRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request       *v1.CaptureTabRequest  `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CaptureTabRequest) Reset() {
+	*x = CaptureTabRequest{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CaptureTabRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CaptureTabRequest) ProtoMessage() {}
+
+func (x *CaptureTabRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CaptureTabRequest.ProtoReflect.Descriptor instead.
+func (*CaptureTabRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *CaptureTabRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *CaptureTabRequest) GetRequest() *v1.CaptureTabRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// CaptureTabResponse wraps the agent response.
+type CaptureTabResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Response      *v1.CaptureTabResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq      uint64                 `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CaptureTabResponse) Reset() {
+	*x = CaptureTabResponse{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CaptureTabResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CaptureTabResponse) ProtoMessage() {}
+
+func (x *CaptureTabResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CaptureTabResponse.ProtoReflect.Descriptor instead.
+func (*CaptureTabResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *CaptureTabResponse) GetResponse() *v1.CaptureTabResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *CaptureTabResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
 var File_glovebox_broker_v1_computer_proto protoreflect.FileDescriptor
 
 const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\n" +
-	"!glovebox/broker/v1/computer.proto\x12\x12glovebox.broker.v1\x1a\x1bglovebox/agent/v1/act.proto\x1a!glovebox/agent/v1/clipboard.proto\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1fglovebox/agent/v1/observe.proto\"\x80\x01\n" +
+	"!glovebox/broker/v1/computer.proto\x12\x12glovebox.broker.v1\x1a%glovebox/agent/v1/accessibility.proto\x1a\x1bglovebox/agent/v1/act.proto\x1a\x1fglovebox/agent/v1/browser.proto\x1a!glovebox/agent/v1/clipboard.proto\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1fglovebox/agent/v1/observe.proto\"\x80\x01\n" +
 	"\x18CaptureScreenshotRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12E\n" +
@@ -835,7 +1895,77 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\aconfirm\x18\x03 \x01(\bR\aconfirm\"|\n" +
 	"\x16WriteClipboardResponse\x12E\n" +
 	"\bresponse\x18\x01 \x01(\v2).glovebox.agent.v1.WriteClipboardResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\xce\x05\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"n\n" +
+	"\x0fListAppsRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12<\n" +
+	"\arequest\x18\x02 \x01(\v2\".glovebox.agent.v1.ListAppsRequestR\arequest\"p\n" +
+	"\x10ListAppsResponse\x12?\n" +
+	"\bresponse\x18\x01 \x01(\v2#.glovebox.agent.v1.ListAppsResponseR\bresponse\x12\x1b\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"j\n" +
+	"\rGetAppRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12:\n" +
+	"\arequest\x18\x02 \x01(\v2 .glovebox.agent.v1.GetAppRequestR\arequest\"l\n" +
+	"\x0eGetAppResponse\x12=\n" +
+	"\bresponse\x18\x01 \x01(\v2!.glovebox.agent.v1.GetAppResponseR\bresponse\x12\x1b\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"t\n" +
+	"\x12SnapshotAppRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12?\n" +
+	"\arequest\x18\x02 \x01(\v2%.glovebox.agent.v1.SnapshotAppRequestR\arequest\"v\n" +
+	"\x13SnapshotAppResponse\x12B\n" +
+	"\bresponse\x18\x01 \x01(\v2&.glovebox.agent.v1.SnapshotAppResponseR\bresponse\x12\x1b\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"z\n" +
+	"\x15SnapshotWindowRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12B\n" +
+	"\arequest\x18\x02 \x01(\v2(.glovebox.agent.v1.SnapshotWindowRequestR\arequest\"|\n" +
+	"\x16SnapshotWindowResponse\x12E\n" +
+	"\bresponse\x18\x01 \x01(\v2).glovebox.agent.v1.SnapshotWindowResponseR\bresponse\x12\x1b\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"v\n" +
+	"\x13ListBrowsersRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12@\n" +
+	"\arequest\x18\x02 \x01(\v2&.glovebox.agent.v1.ListBrowsersRequestR\arequest\"x\n" +
+	"\x14ListBrowsersResponse\x12C\n" +
+	"\bresponse\x18\x01 \x01(\v2'.glovebox.agent.v1.ListBrowsersResponseR\bresponse\x12\x1b\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"r\n" +
+	"\x11GetBrowserRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12>\n" +
+	"\arequest\x18\x02 \x01(\v2$.glovebox.agent.v1.GetBrowserRequestR\arequest\"t\n" +
+	"\x12GetBrowserResponse\x12A\n" +
+	"\bresponse\x18\x01 \x01(\v2%.glovebox.agent.v1.GetBrowserResponseR\bresponse\x12\x1b\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"n\n" +
+	"\x0fListTabsRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12<\n" +
+	"\arequest\x18\x02 \x01(\v2\".glovebox.agent.v1.ListTabsRequestR\arequest\"p\n" +
+	"\x10ListTabsResponse\x12?\n" +
+	"\bresponse\x18\x01 \x01(\v2#.glovebox.agent.v1.ListTabsResponseR\bresponse\x12\x1b\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"t\n" +
+	"\x12SnapshotTabRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12?\n" +
+	"\arequest\x18\x02 \x01(\v2%.glovebox.agent.v1.SnapshotTabRequestR\arequest\"v\n" +
+	"\x13SnapshotTabResponse\x12B\n" +
+	"\bresponse\x18\x01 \x01(\v2&.glovebox.agent.v1.SnapshotTabResponseR\bresponse\x12\x1b\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"l\n" +
+	"\x0eExtractRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12;\n" +
+	"\arequest\x18\x02 \x01(\v2!.glovebox.agent.v1.ExtractRequestR\arequest\"n\n" +
+	"\x0fExtractResponse\x12>\n" +
+	"\bresponse\x18\x01 \x01(\v2\".glovebox.agent.v1.ExtractResponseR\bresponse\x12\x1b\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"r\n" +
+	"\x11CaptureTabRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12>\n" +
+	"\arequest\x18\x02 \x01(\v2$.glovebox.agent.v1.CaptureTabRequestR\arequest\"t\n" +
+	"\x12CaptureTabResponse\x12A\n" +
+	"\bresponse\x18\x01 \x01(\v2%.glovebox.agent.v1.CaptureTabResponseR\bresponse\x12\x1b\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\xe7\f\n" +
 	"\x0fComputerService\x12p\n" +
 	"\x11CaptureScreenshot\x12,.glovebox.broker.v1.CaptureScreenshotRequest\x1a-.glovebox.broker.v1.CaptureScreenshotResponse\x12p\n" +
 	"\x11GetCursorPosition\x12,.glovebox.broker.v1.GetCursorPositionRequest\x1a-.glovebox.broker.v1.GetCursorPositionResponse\x12^\n" +
@@ -843,7 +1973,19 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\vWatchScreen\x12&.glovebox.broker.v1.WatchScreenRequest\x1a'.glovebox.broker.v1.WatchScreenResponse0\x01\x12F\n" +
 	"\x03Act\x12\x1e.glovebox.broker.v1.ActRequest\x1a\x1f.glovebox.broker.v1.ActResponse\x12d\n" +
 	"\rReadClipboard\x12(.glovebox.broker.v1.ReadClipboardRequest\x1a).glovebox.broker.v1.ReadClipboardResponse\x12g\n" +
-	"\x0eWriteClipboard\x12).glovebox.broker.v1.WriteClipboardRequest\x1a*.glovebox.broker.v1.WriteClipboardResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
+	"\x0eWriteClipboard\x12).glovebox.broker.v1.WriteClipboardRequest\x1a*.glovebox.broker.v1.WriteClipboardResponse\x12U\n" +
+	"\bListApps\x12#.glovebox.broker.v1.ListAppsRequest\x1a$.glovebox.broker.v1.ListAppsResponse\x12O\n" +
+	"\x06GetApp\x12!.glovebox.broker.v1.GetAppRequest\x1a\".glovebox.broker.v1.GetAppResponse\x12^\n" +
+	"\vSnapshotApp\x12&.glovebox.broker.v1.SnapshotAppRequest\x1a'.glovebox.broker.v1.SnapshotAppResponse\x12g\n" +
+	"\x0eSnapshotWindow\x12).glovebox.broker.v1.SnapshotWindowRequest\x1a*.glovebox.broker.v1.SnapshotWindowResponse\x12a\n" +
+	"\fListBrowsers\x12'.glovebox.broker.v1.ListBrowsersRequest\x1a(.glovebox.broker.v1.ListBrowsersResponse\x12[\n" +
+	"\n" +
+	"GetBrowser\x12%.glovebox.broker.v1.GetBrowserRequest\x1a&.glovebox.broker.v1.GetBrowserResponse\x12U\n" +
+	"\bListTabs\x12#.glovebox.broker.v1.ListTabsRequest\x1a$.glovebox.broker.v1.ListTabsResponse\x12^\n" +
+	"\vSnapshotTab\x12&.glovebox.broker.v1.SnapshotTabRequest\x1a'.glovebox.broker.v1.SnapshotTabResponse\x12R\n" +
+	"\aExtract\x12\".glovebox.broker.v1.ExtractRequest\x1a#.glovebox.broker.v1.ExtractResponse\x12[\n" +
+	"\n" +
+	"CaptureTab\x12%.glovebox.broker.v1.CaptureTabRequest\x1a&.glovebox.broker.v1.CaptureTabResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
 
 var (
 	file_glovebox_broker_v1_computer_proto_rawDescOnce sync.Once
@@ -857,7 +1999,7 @@ func file_glovebox_broker_v1_computer_proto_rawDescGZIP() []byte {
 	return file_glovebox_broker_v1_computer_proto_rawDescData
 }
 
-var file_glovebox_broker_v1_computer_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_glovebox_broker_v1_computer_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_glovebox_broker_v1_computer_proto_goTypes = []any{
 	(*CaptureScreenshotRequest)(nil),     // 0: glovebox.broker.v1.CaptureScreenshotRequest
 	(*CaptureScreenshotResponse)(nil),    // 1: glovebox.broker.v1.CaptureScreenshotResponse
@@ -873,57 +2015,137 @@ var file_glovebox_broker_v1_computer_proto_goTypes = []any{
 	(*ReadClipboardResponse)(nil),        // 11: glovebox.broker.v1.ReadClipboardResponse
 	(*WriteClipboardRequest)(nil),        // 12: glovebox.broker.v1.WriteClipboardRequest
 	(*WriteClipboardResponse)(nil),       // 13: glovebox.broker.v1.WriteClipboardResponse
-	(*v1.CaptureScreenshotRequest)(nil),  // 14: glovebox.agent.v1.CaptureScreenshotRequest
-	(*v1.CaptureScreenshotResponse)(nil), // 15: glovebox.agent.v1.CaptureScreenshotResponse
-	(*v1.FrozenTarget)(nil),              // 16: glovebox.agent.v1.FrozenTarget
-	(*v1.GetCursorPositionRequest)(nil),  // 17: glovebox.agent.v1.GetCursorPositionRequest
-	(*v1.GetCursorPositionResponse)(nil), // 18: glovebox.agent.v1.GetCursorPositionResponse
-	(*v1.ListWindowsRequest)(nil),        // 19: glovebox.agent.v1.ListWindowsRequest
-	(*v1.ListWindowsResponse)(nil),       // 20: glovebox.agent.v1.ListWindowsResponse
-	(*v1.WatchScreenRequest)(nil),        // 21: glovebox.agent.v1.WatchScreenRequest
-	(*v1.WatchScreenResponse)(nil),       // 22: glovebox.agent.v1.WatchScreenResponse
-	(*v1.ActRequest)(nil),                // 23: glovebox.agent.v1.ActRequest
-	(*v1.ActResponse)(nil),               // 24: glovebox.agent.v1.ActResponse
-	(*v1.ReadClipboardRequest)(nil),      // 25: glovebox.agent.v1.ReadClipboardRequest
-	(*v1.ReadClipboardResponse)(nil),     // 26: glovebox.agent.v1.ReadClipboardResponse
-	(*v1.WriteClipboardRequest)(nil),     // 27: glovebox.agent.v1.WriteClipboardRequest
-	(*v1.WriteClipboardResponse)(nil),    // 28: glovebox.agent.v1.WriteClipboardResponse
+	(*ListAppsRequest)(nil),              // 14: glovebox.broker.v1.ListAppsRequest
+	(*ListAppsResponse)(nil),             // 15: glovebox.broker.v1.ListAppsResponse
+	(*GetAppRequest)(nil),                // 16: glovebox.broker.v1.GetAppRequest
+	(*GetAppResponse)(nil),               // 17: glovebox.broker.v1.GetAppResponse
+	(*SnapshotAppRequest)(nil),           // 18: glovebox.broker.v1.SnapshotAppRequest
+	(*SnapshotAppResponse)(nil),          // 19: glovebox.broker.v1.SnapshotAppResponse
+	(*SnapshotWindowRequest)(nil),        // 20: glovebox.broker.v1.SnapshotWindowRequest
+	(*SnapshotWindowResponse)(nil),       // 21: glovebox.broker.v1.SnapshotWindowResponse
+	(*ListBrowsersRequest)(nil),          // 22: glovebox.broker.v1.ListBrowsersRequest
+	(*ListBrowsersResponse)(nil),         // 23: glovebox.broker.v1.ListBrowsersResponse
+	(*GetBrowserRequest)(nil),            // 24: glovebox.broker.v1.GetBrowserRequest
+	(*GetBrowserResponse)(nil),           // 25: glovebox.broker.v1.GetBrowserResponse
+	(*ListTabsRequest)(nil),              // 26: glovebox.broker.v1.ListTabsRequest
+	(*ListTabsResponse)(nil),             // 27: glovebox.broker.v1.ListTabsResponse
+	(*SnapshotTabRequest)(nil),           // 28: glovebox.broker.v1.SnapshotTabRequest
+	(*SnapshotTabResponse)(nil),          // 29: glovebox.broker.v1.SnapshotTabResponse
+	(*ExtractRequest)(nil),               // 30: glovebox.broker.v1.ExtractRequest
+	(*ExtractResponse)(nil),              // 31: glovebox.broker.v1.ExtractResponse
+	(*CaptureTabRequest)(nil),            // 32: glovebox.broker.v1.CaptureTabRequest
+	(*CaptureTabResponse)(nil),           // 33: glovebox.broker.v1.CaptureTabResponse
+	(*v1.CaptureScreenshotRequest)(nil),  // 34: glovebox.agent.v1.CaptureScreenshotRequest
+	(*v1.CaptureScreenshotResponse)(nil), // 35: glovebox.agent.v1.CaptureScreenshotResponse
+	(*v1.FrozenTarget)(nil),              // 36: glovebox.agent.v1.FrozenTarget
+	(*v1.GetCursorPositionRequest)(nil),  // 37: glovebox.agent.v1.GetCursorPositionRequest
+	(*v1.GetCursorPositionResponse)(nil), // 38: glovebox.agent.v1.GetCursorPositionResponse
+	(*v1.ListWindowsRequest)(nil),        // 39: glovebox.agent.v1.ListWindowsRequest
+	(*v1.ListWindowsResponse)(nil),       // 40: glovebox.agent.v1.ListWindowsResponse
+	(*v1.WatchScreenRequest)(nil),        // 41: glovebox.agent.v1.WatchScreenRequest
+	(*v1.WatchScreenResponse)(nil),       // 42: glovebox.agent.v1.WatchScreenResponse
+	(*v1.ActRequest)(nil),                // 43: glovebox.agent.v1.ActRequest
+	(*v1.ActResponse)(nil),               // 44: glovebox.agent.v1.ActResponse
+	(*v1.ReadClipboardRequest)(nil),      // 45: glovebox.agent.v1.ReadClipboardRequest
+	(*v1.ReadClipboardResponse)(nil),     // 46: glovebox.agent.v1.ReadClipboardResponse
+	(*v1.WriteClipboardRequest)(nil),     // 47: glovebox.agent.v1.WriteClipboardRequest
+	(*v1.WriteClipboardResponse)(nil),    // 48: glovebox.agent.v1.WriteClipboardResponse
+	(*v1.ListAppsRequest)(nil),           // 49: glovebox.agent.v1.ListAppsRequest
+	(*v1.ListAppsResponse)(nil),          // 50: glovebox.agent.v1.ListAppsResponse
+	(*v1.GetAppRequest)(nil),             // 51: glovebox.agent.v1.GetAppRequest
+	(*v1.GetAppResponse)(nil),            // 52: glovebox.agent.v1.GetAppResponse
+	(*v1.SnapshotAppRequest)(nil),        // 53: glovebox.agent.v1.SnapshotAppRequest
+	(*v1.SnapshotAppResponse)(nil),       // 54: glovebox.agent.v1.SnapshotAppResponse
+	(*v1.SnapshotWindowRequest)(nil),     // 55: glovebox.agent.v1.SnapshotWindowRequest
+	(*v1.SnapshotWindowResponse)(nil),    // 56: glovebox.agent.v1.SnapshotWindowResponse
+	(*v1.ListBrowsersRequest)(nil),       // 57: glovebox.agent.v1.ListBrowsersRequest
+	(*v1.ListBrowsersResponse)(nil),      // 58: glovebox.agent.v1.ListBrowsersResponse
+	(*v1.GetBrowserRequest)(nil),         // 59: glovebox.agent.v1.GetBrowserRequest
+	(*v1.GetBrowserResponse)(nil),        // 60: glovebox.agent.v1.GetBrowserResponse
+	(*v1.ListTabsRequest)(nil),           // 61: glovebox.agent.v1.ListTabsRequest
+	(*v1.ListTabsResponse)(nil),          // 62: glovebox.agent.v1.ListTabsResponse
+	(*v1.SnapshotTabRequest)(nil),        // 63: glovebox.agent.v1.SnapshotTabRequest
+	(*v1.SnapshotTabResponse)(nil),       // 64: glovebox.agent.v1.SnapshotTabResponse
+	(*v1.ExtractRequest)(nil),            // 65: glovebox.agent.v1.ExtractRequest
+	(*v1.ExtractResponse)(nil),           // 66: glovebox.agent.v1.ExtractResponse
+	(*v1.CaptureTabRequest)(nil),         // 67: glovebox.agent.v1.CaptureTabRequest
+	(*v1.CaptureTabResponse)(nil),        // 68: glovebox.agent.v1.CaptureTabResponse
 }
 var file_glovebox_broker_v1_computer_proto_depIdxs = []int32{
-	14, // 0: glovebox.broker.v1.CaptureScreenshotRequest.request:type_name -> glovebox.agent.v1.CaptureScreenshotRequest
-	15, // 1: glovebox.broker.v1.CaptureScreenshotResponse.response:type_name -> glovebox.agent.v1.CaptureScreenshotResponse
-	16, // 2: glovebox.broker.v1.CaptureScreenshotResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
-	17, // 3: glovebox.broker.v1.GetCursorPositionRequest.request:type_name -> glovebox.agent.v1.GetCursorPositionRequest
-	18, // 4: glovebox.broker.v1.GetCursorPositionResponse.response:type_name -> glovebox.agent.v1.GetCursorPositionResponse
-	19, // 5: glovebox.broker.v1.ListWindowsRequest.request:type_name -> glovebox.agent.v1.ListWindowsRequest
-	20, // 6: glovebox.broker.v1.ListWindowsResponse.response:type_name -> glovebox.agent.v1.ListWindowsResponse
-	21, // 7: glovebox.broker.v1.WatchScreenRequest.request:type_name -> glovebox.agent.v1.WatchScreenRequest
-	22, // 8: glovebox.broker.v1.WatchScreenResponse.response:type_name -> glovebox.agent.v1.WatchScreenResponse
-	23, // 9: glovebox.broker.v1.ActRequest.request:type_name -> glovebox.agent.v1.ActRequest
-	24, // 10: glovebox.broker.v1.ActResponse.response:type_name -> glovebox.agent.v1.ActResponse
-	25, // 11: glovebox.broker.v1.ReadClipboardRequest.request:type_name -> glovebox.agent.v1.ReadClipboardRequest
-	26, // 12: glovebox.broker.v1.ReadClipboardResponse.response:type_name -> glovebox.agent.v1.ReadClipboardResponse
-	27, // 13: glovebox.broker.v1.WriteClipboardRequest.request:type_name -> glovebox.agent.v1.WriteClipboardRequest
-	28, // 14: glovebox.broker.v1.WriteClipboardResponse.response:type_name -> glovebox.agent.v1.WriteClipboardResponse
-	0,  // 15: glovebox.broker.v1.ComputerService.CaptureScreenshot:input_type -> glovebox.broker.v1.CaptureScreenshotRequest
-	2,  // 16: glovebox.broker.v1.ComputerService.GetCursorPosition:input_type -> glovebox.broker.v1.GetCursorPositionRequest
-	4,  // 17: glovebox.broker.v1.ComputerService.ListWindows:input_type -> glovebox.broker.v1.ListWindowsRequest
-	6,  // 18: glovebox.broker.v1.ComputerService.WatchScreen:input_type -> glovebox.broker.v1.WatchScreenRequest
-	8,  // 19: glovebox.broker.v1.ComputerService.Act:input_type -> glovebox.broker.v1.ActRequest
-	10, // 20: glovebox.broker.v1.ComputerService.ReadClipboard:input_type -> glovebox.broker.v1.ReadClipboardRequest
-	12, // 21: glovebox.broker.v1.ComputerService.WriteClipboard:input_type -> glovebox.broker.v1.WriteClipboardRequest
-	1,  // 22: glovebox.broker.v1.ComputerService.CaptureScreenshot:output_type -> glovebox.broker.v1.CaptureScreenshotResponse
-	3,  // 23: glovebox.broker.v1.ComputerService.GetCursorPosition:output_type -> glovebox.broker.v1.GetCursorPositionResponse
-	5,  // 24: glovebox.broker.v1.ComputerService.ListWindows:output_type -> glovebox.broker.v1.ListWindowsResponse
-	7,  // 25: glovebox.broker.v1.ComputerService.WatchScreen:output_type -> glovebox.broker.v1.WatchScreenResponse
-	9,  // 26: glovebox.broker.v1.ComputerService.Act:output_type -> glovebox.broker.v1.ActResponse
-	11, // 27: glovebox.broker.v1.ComputerService.ReadClipboard:output_type -> glovebox.broker.v1.ReadClipboardResponse
-	13, // 28: glovebox.broker.v1.ComputerService.WriteClipboard:output_type -> glovebox.broker.v1.WriteClipboardResponse
-	22, // [22:29] is the sub-list for method output_type
-	15, // [15:22] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	34, // 0: glovebox.broker.v1.CaptureScreenshotRequest.request:type_name -> glovebox.agent.v1.CaptureScreenshotRequest
+	35, // 1: glovebox.broker.v1.CaptureScreenshotResponse.response:type_name -> glovebox.agent.v1.CaptureScreenshotResponse
+	36, // 2: glovebox.broker.v1.CaptureScreenshotResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	37, // 3: glovebox.broker.v1.GetCursorPositionRequest.request:type_name -> glovebox.agent.v1.GetCursorPositionRequest
+	38, // 4: glovebox.broker.v1.GetCursorPositionResponse.response:type_name -> glovebox.agent.v1.GetCursorPositionResponse
+	39, // 5: glovebox.broker.v1.ListWindowsRequest.request:type_name -> glovebox.agent.v1.ListWindowsRequest
+	40, // 6: glovebox.broker.v1.ListWindowsResponse.response:type_name -> glovebox.agent.v1.ListWindowsResponse
+	41, // 7: glovebox.broker.v1.WatchScreenRequest.request:type_name -> glovebox.agent.v1.WatchScreenRequest
+	42, // 8: glovebox.broker.v1.WatchScreenResponse.response:type_name -> glovebox.agent.v1.WatchScreenResponse
+	43, // 9: glovebox.broker.v1.ActRequest.request:type_name -> glovebox.agent.v1.ActRequest
+	44, // 10: glovebox.broker.v1.ActResponse.response:type_name -> glovebox.agent.v1.ActResponse
+	45, // 11: glovebox.broker.v1.ReadClipboardRequest.request:type_name -> glovebox.agent.v1.ReadClipboardRequest
+	46, // 12: glovebox.broker.v1.ReadClipboardResponse.response:type_name -> glovebox.agent.v1.ReadClipboardResponse
+	47, // 13: glovebox.broker.v1.WriteClipboardRequest.request:type_name -> glovebox.agent.v1.WriteClipboardRequest
+	48, // 14: glovebox.broker.v1.WriteClipboardResponse.response:type_name -> glovebox.agent.v1.WriteClipboardResponse
+	49, // 15: glovebox.broker.v1.ListAppsRequest.request:type_name -> glovebox.agent.v1.ListAppsRequest
+	50, // 16: glovebox.broker.v1.ListAppsResponse.response:type_name -> glovebox.agent.v1.ListAppsResponse
+	51, // 17: glovebox.broker.v1.GetAppRequest.request:type_name -> glovebox.agent.v1.GetAppRequest
+	52, // 18: glovebox.broker.v1.GetAppResponse.response:type_name -> glovebox.agent.v1.GetAppResponse
+	53, // 19: glovebox.broker.v1.SnapshotAppRequest.request:type_name -> glovebox.agent.v1.SnapshotAppRequest
+	54, // 20: glovebox.broker.v1.SnapshotAppResponse.response:type_name -> glovebox.agent.v1.SnapshotAppResponse
+	55, // 21: glovebox.broker.v1.SnapshotWindowRequest.request:type_name -> glovebox.agent.v1.SnapshotWindowRequest
+	56, // 22: glovebox.broker.v1.SnapshotWindowResponse.response:type_name -> glovebox.agent.v1.SnapshotWindowResponse
+	57, // 23: glovebox.broker.v1.ListBrowsersRequest.request:type_name -> glovebox.agent.v1.ListBrowsersRequest
+	58, // 24: glovebox.broker.v1.ListBrowsersResponse.response:type_name -> glovebox.agent.v1.ListBrowsersResponse
+	59, // 25: glovebox.broker.v1.GetBrowserRequest.request:type_name -> glovebox.agent.v1.GetBrowserRequest
+	60, // 26: glovebox.broker.v1.GetBrowserResponse.response:type_name -> glovebox.agent.v1.GetBrowserResponse
+	61, // 27: glovebox.broker.v1.ListTabsRequest.request:type_name -> glovebox.agent.v1.ListTabsRequest
+	62, // 28: glovebox.broker.v1.ListTabsResponse.response:type_name -> glovebox.agent.v1.ListTabsResponse
+	63, // 29: glovebox.broker.v1.SnapshotTabRequest.request:type_name -> glovebox.agent.v1.SnapshotTabRequest
+	64, // 30: glovebox.broker.v1.SnapshotTabResponse.response:type_name -> glovebox.agent.v1.SnapshotTabResponse
+	65, // 31: glovebox.broker.v1.ExtractRequest.request:type_name -> glovebox.agent.v1.ExtractRequest
+	66, // 32: glovebox.broker.v1.ExtractResponse.response:type_name -> glovebox.agent.v1.ExtractResponse
+	67, // 33: glovebox.broker.v1.CaptureTabRequest.request:type_name -> glovebox.agent.v1.CaptureTabRequest
+	68, // 34: glovebox.broker.v1.CaptureTabResponse.response:type_name -> glovebox.agent.v1.CaptureTabResponse
+	0,  // 35: glovebox.broker.v1.ComputerService.CaptureScreenshot:input_type -> glovebox.broker.v1.CaptureScreenshotRequest
+	2,  // 36: glovebox.broker.v1.ComputerService.GetCursorPosition:input_type -> glovebox.broker.v1.GetCursorPositionRequest
+	4,  // 37: glovebox.broker.v1.ComputerService.ListWindows:input_type -> glovebox.broker.v1.ListWindowsRequest
+	6,  // 38: glovebox.broker.v1.ComputerService.WatchScreen:input_type -> glovebox.broker.v1.WatchScreenRequest
+	8,  // 39: glovebox.broker.v1.ComputerService.Act:input_type -> glovebox.broker.v1.ActRequest
+	10, // 40: glovebox.broker.v1.ComputerService.ReadClipboard:input_type -> glovebox.broker.v1.ReadClipboardRequest
+	12, // 41: glovebox.broker.v1.ComputerService.WriteClipboard:input_type -> glovebox.broker.v1.WriteClipboardRequest
+	14, // 42: glovebox.broker.v1.ComputerService.ListApps:input_type -> glovebox.broker.v1.ListAppsRequest
+	16, // 43: glovebox.broker.v1.ComputerService.GetApp:input_type -> glovebox.broker.v1.GetAppRequest
+	18, // 44: glovebox.broker.v1.ComputerService.SnapshotApp:input_type -> glovebox.broker.v1.SnapshotAppRequest
+	20, // 45: glovebox.broker.v1.ComputerService.SnapshotWindow:input_type -> glovebox.broker.v1.SnapshotWindowRequest
+	22, // 46: glovebox.broker.v1.ComputerService.ListBrowsers:input_type -> glovebox.broker.v1.ListBrowsersRequest
+	24, // 47: glovebox.broker.v1.ComputerService.GetBrowser:input_type -> glovebox.broker.v1.GetBrowserRequest
+	26, // 48: glovebox.broker.v1.ComputerService.ListTabs:input_type -> glovebox.broker.v1.ListTabsRequest
+	28, // 49: glovebox.broker.v1.ComputerService.SnapshotTab:input_type -> glovebox.broker.v1.SnapshotTabRequest
+	30, // 50: glovebox.broker.v1.ComputerService.Extract:input_type -> glovebox.broker.v1.ExtractRequest
+	32, // 51: glovebox.broker.v1.ComputerService.CaptureTab:input_type -> glovebox.broker.v1.CaptureTabRequest
+	1,  // 52: glovebox.broker.v1.ComputerService.CaptureScreenshot:output_type -> glovebox.broker.v1.CaptureScreenshotResponse
+	3,  // 53: glovebox.broker.v1.ComputerService.GetCursorPosition:output_type -> glovebox.broker.v1.GetCursorPositionResponse
+	5,  // 54: glovebox.broker.v1.ComputerService.ListWindows:output_type -> glovebox.broker.v1.ListWindowsResponse
+	7,  // 55: glovebox.broker.v1.ComputerService.WatchScreen:output_type -> glovebox.broker.v1.WatchScreenResponse
+	9,  // 56: glovebox.broker.v1.ComputerService.Act:output_type -> glovebox.broker.v1.ActResponse
+	11, // 57: glovebox.broker.v1.ComputerService.ReadClipboard:output_type -> glovebox.broker.v1.ReadClipboardResponse
+	13, // 58: glovebox.broker.v1.ComputerService.WriteClipboard:output_type -> glovebox.broker.v1.WriteClipboardResponse
+	15, // 59: glovebox.broker.v1.ComputerService.ListApps:output_type -> glovebox.broker.v1.ListAppsResponse
+	17, // 60: glovebox.broker.v1.ComputerService.GetApp:output_type -> glovebox.broker.v1.GetAppResponse
+	19, // 61: glovebox.broker.v1.ComputerService.SnapshotApp:output_type -> glovebox.broker.v1.SnapshotAppResponse
+	21, // 62: glovebox.broker.v1.ComputerService.SnapshotWindow:output_type -> glovebox.broker.v1.SnapshotWindowResponse
+	23, // 63: glovebox.broker.v1.ComputerService.ListBrowsers:output_type -> glovebox.broker.v1.ListBrowsersResponse
+	25, // 64: glovebox.broker.v1.ComputerService.GetBrowser:output_type -> glovebox.broker.v1.GetBrowserResponse
+	27, // 65: glovebox.broker.v1.ComputerService.ListTabs:output_type -> glovebox.broker.v1.ListTabsResponse
+	29, // 66: glovebox.broker.v1.ComputerService.SnapshotTab:output_type -> glovebox.broker.v1.SnapshotTabResponse
+	31, // 67: glovebox.broker.v1.ComputerService.Extract:output_type -> glovebox.broker.v1.ExtractResponse
+	33, // 68: glovebox.broker.v1.ComputerService.CaptureTab:output_type -> glovebox.broker.v1.CaptureTabResponse
+	52, // [52:69] is the sub-list for method output_type
+	35, // [35:52] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_broker_v1_computer_proto_init() }
@@ -937,7 +2159,7 @@ func file_glovebox_broker_v1_computer_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_broker_v1_computer_proto_rawDesc), len(file_glovebox_broker_v1_computer_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

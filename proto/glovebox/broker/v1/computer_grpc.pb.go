@@ -26,6 +26,16 @@ const (
 	ComputerService_Act_FullMethodName               = "/glovebox.broker.v1.ComputerService/Act"
 	ComputerService_ReadClipboard_FullMethodName     = "/glovebox.broker.v1.ComputerService/ReadClipboard"
 	ComputerService_WriteClipboard_FullMethodName    = "/glovebox.broker.v1.ComputerService/WriteClipboard"
+	ComputerService_ListApps_FullMethodName          = "/glovebox.broker.v1.ComputerService/ListApps"
+	ComputerService_GetApp_FullMethodName            = "/glovebox.broker.v1.ComputerService/GetApp"
+	ComputerService_SnapshotApp_FullMethodName       = "/glovebox.broker.v1.ComputerService/SnapshotApp"
+	ComputerService_SnapshotWindow_FullMethodName    = "/glovebox.broker.v1.ComputerService/SnapshotWindow"
+	ComputerService_ListBrowsers_FullMethodName      = "/glovebox.broker.v1.ComputerService/ListBrowsers"
+	ComputerService_GetBrowser_FullMethodName        = "/glovebox.broker.v1.ComputerService/GetBrowser"
+	ComputerService_ListTabs_FullMethodName          = "/glovebox.broker.v1.ComputerService/ListTabs"
+	ComputerService_SnapshotTab_FullMethodName       = "/glovebox.broker.v1.ComputerService/SnapshotTab"
+	ComputerService_Extract_FullMethodName           = "/glovebox.broker.v1.ComputerService/Extract"
+	ComputerService_CaptureTab_FullMethodName        = "/glovebox.broker.v1.ComputerService/CaptureTab"
 )
 
 // ComputerServiceClient is the client API for ComputerService service.
@@ -59,6 +69,26 @@ type ComputerServiceClient interface {
 	ReadClipboard(ctx context.Context, in *ReadClipboardRequest, opts ...grpc.CallOption) (*ReadClipboardResponse, error)
 	// WriteClipboard writes the guest's clipboard (mutation; audited as length and keyed hash).
 	WriteClipboard(ctx context.Context, in *WriteClipboardRequest, opts ...grpc.CallOption) (*WriteClipboardResponse, error)
+	// ListApps forwards the agent's accessibility RPC (observation).
+	ListApps(ctx context.Context, in *ListAppsRequest, opts ...grpc.CallOption) (*ListAppsResponse, error)
+	// GetApp forwards the agent's accessibility RPC (observation; a mutation when request.launch is set).
+	GetApp(ctx context.Context, in *GetAppRequest, opts ...grpc.CallOption) (*GetAppResponse, error)
+	// SnapshotApp forwards the agent's accessibility RPC (observation).
+	SnapshotApp(ctx context.Context, in *SnapshotAppRequest, opts ...grpc.CallOption) (*SnapshotAppResponse, error)
+	// SnapshotWindow forwards the agent's accessibility RPC (observation).
+	SnapshotWindow(ctx context.Context, in *SnapshotWindowRequest, opts ...grpc.CallOption) (*SnapshotWindowResponse, error)
+	// ListBrowsers forwards the agent's browser RPC (observation; a mutation when request.start_default is set).
+	ListBrowsers(ctx context.Context, in *ListBrowsersRequest, opts ...grpc.CallOption) (*ListBrowsersResponse, error)
+	// GetBrowser forwards the agent's browser RPC (observation).
+	GetBrowser(ctx context.Context, in *GetBrowserRequest, opts ...grpc.CallOption) (*GetBrowserResponse, error)
+	// ListTabs forwards the agent's browser RPC (observation).
+	ListTabs(ctx context.Context, in *ListTabsRequest, opts ...grpc.CallOption) (*ListTabsResponse, error)
+	// SnapshotTab forwards the agent's browser RPC (observation).
+	SnapshotTab(ctx context.Context, in *SnapshotTabRequest, opts ...grpc.CallOption) (*SnapshotTabResponse, error)
+	// Extract forwards the agent's browser RPC (observation; the content is never audited).
+	Extract(ctx context.Context, in *ExtractRequest, opts ...grpc.CallOption) (*ExtractResponse, error)
+	// CaptureTab forwards the agent's browser RPC (observation).
+	CaptureTab(ctx context.Context, in *CaptureTabRequest, opts ...grpc.CallOption) (*CaptureTabResponse, error)
 }
 
 type computerServiceClient struct {
@@ -148,6 +178,106 @@ func (c *computerServiceClient) WriteClipboard(ctx context.Context, in *WriteCli
 	return out, nil
 }
 
+func (c *computerServiceClient) ListApps(ctx context.Context, in *ListAppsRequest, opts ...grpc.CallOption) (*ListAppsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListAppsResponse)
+	err := c.cc.Invoke(ctx, ComputerService_ListApps_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computerServiceClient) GetApp(ctx context.Context, in *GetAppRequest, opts ...grpc.CallOption) (*GetAppResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetAppResponse)
+	err := c.cc.Invoke(ctx, ComputerService_GetApp_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computerServiceClient) SnapshotApp(ctx context.Context, in *SnapshotAppRequest, opts ...grpc.CallOption) (*SnapshotAppResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SnapshotAppResponse)
+	err := c.cc.Invoke(ctx, ComputerService_SnapshotApp_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computerServiceClient) SnapshotWindow(ctx context.Context, in *SnapshotWindowRequest, opts ...grpc.CallOption) (*SnapshotWindowResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SnapshotWindowResponse)
+	err := c.cc.Invoke(ctx, ComputerService_SnapshotWindow_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computerServiceClient) ListBrowsers(ctx context.Context, in *ListBrowsersRequest, opts ...grpc.CallOption) (*ListBrowsersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListBrowsersResponse)
+	err := c.cc.Invoke(ctx, ComputerService_ListBrowsers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computerServiceClient) GetBrowser(ctx context.Context, in *GetBrowserRequest, opts ...grpc.CallOption) (*GetBrowserResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetBrowserResponse)
+	err := c.cc.Invoke(ctx, ComputerService_GetBrowser_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computerServiceClient) ListTabs(ctx context.Context, in *ListTabsRequest, opts ...grpc.CallOption) (*ListTabsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTabsResponse)
+	err := c.cc.Invoke(ctx, ComputerService_ListTabs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computerServiceClient) SnapshotTab(ctx context.Context, in *SnapshotTabRequest, opts ...grpc.CallOption) (*SnapshotTabResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SnapshotTabResponse)
+	err := c.cc.Invoke(ctx, ComputerService_SnapshotTab_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computerServiceClient) Extract(ctx context.Context, in *ExtractRequest, opts ...grpc.CallOption) (*ExtractResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExtractResponse)
+	err := c.cc.Invoke(ctx, ComputerService_Extract_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computerServiceClient) CaptureTab(ctx context.Context, in *CaptureTabRequest, opts ...grpc.CallOption) (*CaptureTabResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CaptureTabResponse)
+	err := c.cc.Invoke(ctx, ComputerService_CaptureTab_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ComputerServiceServer is the server API for ComputerService service.
 // All implementations must embed UnimplementedComputerServiceServer
 // for forward compatibility.
@@ -179,6 +309,26 @@ type ComputerServiceServer interface {
 	ReadClipboard(context.Context, *ReadClipboardRequest) (*ReadClipboardResponse, error)
 	// WriteClipboard writes the guest's clipboard (mutation; audited as length and keyed hash).
 	WriteClipboard(context.Context, *WriteClipboardRequest) (*WriteClipboardResponse, error)
+	// ListApps forwards the agent's accessibility RPC (observation).
+	ListApps(context.Context, *ListAppsRequest) (*ListAppsResponse, error)
+	// GetApp forwards the agent's accessibility RPC (observation; a mutation when request.launch is set).
+	GetApp(context.Context, *GetAppRequest) (*GetAppResponse, error)
+	// SnapshotApp forwards the agent's accessibility RPC (observation).
+	SnapshotApp(context.Context, *SnapshotAppRequest) (*SnapshotAppResponse, error)
+	// SnapshotWindow forwards the agent's accessibility RPC (observation).
+	SnapshotWindow(context.Context, *SnapshotWindowRequest) (*SnapshotWindowResponse, error)
+	// ListBrowsers forwards the agent's browser RPC (observation; a mutation when request.start_default is set).
+	ListBrowsers(context.Context, *ListBrowsersRequest) (*ListBrowsersResponse, error)
+	// GetBrowser forwards the agent's browser RPC (observation).
+	GetBrowser(context.Context, *GetBrowserRequest) (*GetBrowserResponse, error)
+	// ListTabs forwards the agent's browser RPC (observation).
+	ListTabs(context.Context, *ListTabsRequest) (*ListTabsResponse, error)
+	// SnapshotTab forwards the agent's browser RPC (observation).
+	SnapshotTab(context.Context, *SnapshotTabRequest) (*SnapshotTabResponse, error)
+	// Extract forwards the agent's browser RPC (observation; the content is never audited).
+	Extract(context.Context, *ExtractRequest) (*ExtractResponse, error)
+	// CaptureTab forwards the agent's browser RPC (observation).
+	CaptureTab(context.Context, *CaptureTabRequest) (*CaptureTabResponse, error)
 	mustEmbedUnimplementedComputerServiceServer()
 }
 
@@ -209,6 +359,36 @@ func (UnimplementedComputerServiceServer) ReadClipboard(context.Context, *ReadCl
 }
 func (UnimplementedComputerServiceServer) WriteClipboard(context.Context, *WriteClipboardRequest) (*WriteClipboardResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method WriteClipboard not implemented")
+}
+func (UnimplementedComputerServiceServer) ListApps(context.Context, *ListAppsRequest) (*ListAppsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListApps not implemented")
+}
+func (UnimplementedComputerServiceServer) GetApp(context.Context, *GetAppRequest) (*GetAppResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetApp not implemented")
+}
+func (UnimplementedComputerServiceServer) SnapshotApp(context.Context, *SnapshotAppRequest) (*SnapshotAppResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SnapshotApp not implemented")
+}
+func (UnimplementedComputerServiceServer) SnapshotWindow(context.Context, *SnapshotWindowRequest) (*SnapshotWindowResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SnapshotWindow not implemented")
+}
+func (UnimplementedComputerServiceServer) ListBrowsers(context.Context, *ListBrowsersRequest) (*ListBrowsersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListBrowsers not implemented")
+}
+func (UnimplementedComputerServiceServer) GetBrowser(context.Context, *GetBrowserRequest) (*GetBrowserResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetBrowser not implemented")
+}
+func (UnimplementedComputerServiceServer) ListTabs(context.Context, *ListTabsRequest) (*ListTabsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTabs not implemented")
+}
+func (UnimplementedComputerServiceServer) SnapshotTab(context.Context, *SnapshotTabRequest) (*SnapshotTabResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SnapshotTab not implemented")
+}
+func (UnimplementedComputerServiceServer) Extract(context.Context, *ExtractRequest) (*ExtractResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Extract not implemented")
+}
+func (UnimplementedComputerServiceServer) CaptureTab(context.Context, *CaptureTabRequest) (*CaptureTabResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CaptureTab not implemented")
 }
 func (UnimplementedComputerServiceServer) mustEmbedUnimplementedComputerServiceServer() {}
 func (UnimplementedComputerServiceServer) testEmbeddedByValue()                         {}
@@ -350,6 +530,186 @@ func _ComputerService_WriteClipboard_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ComputerService_ListApps_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAppsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).ListApps(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_ListApps_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).ListApps(ctx, req.(*ListAppsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ComputerService_GetApp_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetAppRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).GetApp(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_GetApp_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).GetApp(ctx, req.(*GetAppRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ComputerService_SnapshotApp_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SnapshotAppRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).SnapshotApp(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_SnapshotApp_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).SnapshotApp(ctx, req.(*SnapshotAppRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ComputerService_SnapshotWindow_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SnapshotWindowRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).SnapshotWindow(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_SnapshotWindow_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).SnapshotWindow(ctx, req.(*SnapshotWindowRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ComputerService_ListBrowsers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListBrowsersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).ListBrowsers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_ListBrowsers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).ListBrowsers(ctx, req.(*ListBrowsersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ComputerService_GetBrowser_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetBrowserRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).GetBrowser(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_GetBrowser_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).GetBrowser(ctx, req.(*GetBrowserRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ComputerService_ListTabs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTabsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).ListTabs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_ListTabs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).ListTabs(ctx, req.(*ListTabsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ComputerService_SnapshotTab_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SnapshotTabRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).SnapshotTab(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_SnapshotTab_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).SnapshotTab(ctx, req.(*SnapshotTabRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ComputerService_Extract_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExtractRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).Extract(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_Extract_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).Extract(ctx, req.(*ExtractRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ComputerService_CaptureTab_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CaptureTabRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).CaptureTab(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_CaptureTab_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).CaptureTab(ctx, req.(*CaptureTabRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ComputerService_ServiceDesc is the grpc.ServiceDesc for ComputerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -380,6 +740,46 @@ var ComputerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "WriteClipboard",
 			Handler:    _ComputerService_WriteClipboard_Handler,
+		},
+		{
+			MethodName: "ListApps",
+			Handler:    _ComputerService_ListApps_Handler,
+		},
+		{
+			MethodName: "GetApp",
+			Handler:    _ComputerService_GetApp_Handler,
+		},
+		{
+			MethodName: "SnapshotApp",
+			Handler:    _ComputerService_SnapshotApp_Handler,
+		},
+		{
+			MethodName: "SnapshotWindow",
+			Handler:    _ComputerService_SnapshotWindow_Handler,
+		},
+		{
+			MethodName: "ListBrowsers",
+			Handler:    _ComputerService_ListBrowsers_Handler,
+		},
+		{
+			MethodName: "GetBrowser",
+			Handler:    _ComputerService_GetBrowser_Handler,
+		},
+		{
+			MethodName: "ListTabs",
+			Handler:    _ComputerService_ListTabs_Handler,
+		},
+		{
+			MethodName: "SnapshotTab",
+			Handler:    _ComputerService_SnapshotTab_Handler,
+		},
+		{
+			MethodName: "Extract",
+			Handler:    _ComputerService_Extract_Handler,
+		},
+		{
+			MethodName: "CaptureTab",
+			Handler:    _ComputerService_CaptureTab_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

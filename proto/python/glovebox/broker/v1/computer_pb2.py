@@ -11,13 +11,15 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from glovebox.agent.v1 import accessibility_pb2 as glovebox_dot_agent_dot_v1_dot_accessibility__pb2
 from glovebox.agent.v1 import act_pb2 as glovebox_dot_agent_dot_v1_dot_act__pb2
+from glovebox.agent.v1 import browser_pb2 as glovebox_dot_agent_dot_v1_dot_browser__pb2
 from glovebox.agent.v1 import clipboard_pb2 as glovebox_dot_agent_dot_v1_dot_clipboard__pb2
 from glovebox.agent.v1 import common_pb2 as glovebox_dot_agent_dot_v1_dot_common__pb2
 from glovebox.agent.v1 import observe_pb2 as glovebox_dot_agent_dot_v1_dot_observe__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!glovebox/broker/v1/computer.proto\x12\x12glovebox.broker.v1\x1a\x1bglovebox/agent/v1/act.proto\x1a!glovebox/agent/v1/clipboard.proto\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1fglovebox/agent/v1/observe.proto\"\x80\x01\n\x18\x43\x61ptureScreenshotRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x45\n\x07request\x18\x02 \x01(\x0b\x32+.glovebox.agent.v1.CaptureScreenshotRequestR\x07request\"\xbb\x01\n\x19\x43\x61ptureScreenshotResponse\x12H\n\x08response\x18\x01 \x01(\x0b\x32,.glovebox.agent.v1.CaptureScreenshotResponseR\x08response\x12\x37\n\x06target\x18\x02 \x01(\x0b\x32\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12\x1b\n\taudit_seq\x18\x03 \x01(\x04R\x08\x61uditSeq\"\x80\x01\n\x18GetCursorPositionRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x45\n\x07request\x18\x02 \x01(\x0b\x32+.glovebox.agent.v1.GetCursorPositionRequestR\x07request\"\x82\x01\n\x19GetCursorPositionResponse\x12H\n\x08response\x18\x01 \x01(\x0b\x32,.glovebox.agent.v1.GetCursorPositionResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"t\n\x12ListWindowsRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12?\n\x07request\x18\x02 \x01(\x0b\x32%.glovebox.agent.v1.ListWindowsRequestR\x07request\"v\n\x13ListWindowsResponse\x12\x42\n\x08response\x18\x01 \x01(\x0b\x32&.glovebox.agent.v1.ListWindowsResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"t\n\x12WatchScreenRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12?\n\x07request\x18\x02 \x01(\x0b\x32%.glovebox.agent.v1.WatchScreenRequestR\x07request\"Y\n\x13WatchScreenResponse\x12\x42\n\x08response\x18\x01 \x01(\x0b\x32&.glovebox.agent.v1.WatchScreenResponseR\x08response\"d\n\nActRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x37\n\x07request\x18\x02 \x01(\x0b\x32\x1d.glovebox.agent.v1.ActRequestR\x07request\"f\n\x0b\x41\x63tResponse\x12:\n\x08response\x18\x01 \x01(\x0b\x32\x1e.glovebox.agent.v1.ActResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"x\n\x14ReadClipboardRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x41\n\x07request\x18\x02 \x01(\x0b\x32\'.glovebox.agent.v1.ReadClipboardRequestR\x07request\"z\n\x15ReadClipboardResponse\x12\x44\n\x08response\x18\x01 \x01(\x0b\x32(.glovebox.agent.v1.ReadClipboardResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"\x94\x01\n\x15WriteClipboardRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x42\n\x07request\x18\x02 \x01(\x0b\x32(.glovebox.agent.v1.WriteClipboardRequestR\x07request\x12\x18\n\x07\x63onfirm\x18\x03 \x01(\x08R\x07\x63onfirm\"|\n\x16WriteClipboardResponse\x12\x45\n\x08response\x18\x01 \x01(\x0b\x32).glovebox.agent.v1.WriteClipboardResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq2\xce\x05\n\x0f\x43omputerService\x12p\n\x11\x43\x61ptureScreenshot\x12,.glovebox.broker.v1.CaptureScreenshotRequest\x1a-.glovebox.broker.v1.CaptureScreenshotResponse\x12p\n\x11GetCursorPosition\x12,.glovebox.broker.v1.GetCursorPositionRequest\x1a-.glovebox.broker.v1.GetCursorPositionResponse\x12^\n\x0bListWindows\x12&.glovebox.broker.v1.ListWindowsRequest\x1a\'.glovebox.broker.v1.ListWindowsResponse\x12`\n\x0bWatchScreen\x12&.glovebox.broker.v1.WatchScreenRequest\x1a\'.glovebox.broker.v1.WatchScreenResponse0\x01\x12\x46\n\x03\x41\x63t\x12\x1e.glovebox.broker.v1.ActRequest\x1a\x1f.glovebox.broker.v1.ActResponse\x12\x64\n\rReadClipboard\x12(.glovebox.broker.v1.ReadClipboardRequest\x1a).glovebox.broker.v1.ReadClipboardResponse\x12g\n\x0eWriteClipboard\x12).glovebox.broker.v1.WriteClipboardRequest\x1a*.glovebox.broker.v1.WriteClipboardResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!glovebox/broker/v1/computer.proto\x12\x12glovebox.broker.v1\x1a%glovebox/agent/v1/accessibility.proto\x1a\x1bglovebox/agent/v1/act.proto\x1a\x1fglovebox/agent/v1/browser.proto\x1a!glovebox/agent/v1/clipboard.proto\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1fglovebox/agent/v1/observe.proto\"\x80\x01\n\x18\x43\x61ptureScreenshotRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x45\n\x07request\x18\x02 \x01(\x0b\x32+.glovebox.agent.v1.CaptureScreenshotRequestR\x07request\"\xbb\x01\n\x19\x43\x61ptureScreenshotResponse\x12H\n\x08response\x18\x01 \x01(\x0b\x32,.glovebox.agent.v1.CaptureScreenshotResponseR\x08response\x12\x37\n\x06target\x18\x02 \x01(\x0b\x32\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12\x1b\n\taudit_seq\x18\x03 \x01(\x04R\x08\x61uditSeq\"\x80\x01\n\x18GetCursorPositionRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x45\n\x07request\x18\x02 \x01(\x0b\x32+.glovebox.agent.v1.GetCursorPositionRequestR\x07request\"\x82\x01\n\x19GetCursorPositionResponse\x12H\n\x08response\x18\x01 \x01(\x0b\x32,.glovebox.agent.v1.GetCursorPositionResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"t\n\x12ListWindowsRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12?\n\x07request\x18\x02 \x01(\x0b\x32%.glovebox.agent.v1.ListWindowsRequestR\x07request\"v\n\x13ListWindowsResponse\x12\x42\n\x08response\x18\x01 \x01(\x0b\x32&.glovebox.agent.v1.ListWindowsResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"t\n\x12WatchScreenRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12?\n\x07request\x18\x02 \x01(\x0b\x32%.glovebox.agent.v1.WatchScreenRequestR\x07request\"Y\n\x13WatchScreenResponse\x12\x42\n\x08response\x18\x01 \x01(\x0b\x32&.glovebox.agent.v1.WatchScreenResponseR\x08response\"d\n\nActRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x37\n\x07request\x18\x02 \x01(\x0b\x32\x1d.glovebox.agent.v1.ActRequestR\x07request\"f\n\x0b\x41\x63tResponse\x12:\n\x08response\x18\x01 \x01(\x0b\x32\x1e.glovebox.agent.v1.ActResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"x\n\x14ReadClipboardRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x41\n\x07request\x18\x02 \x01(\x0b\x32\'.glovebox.agent.v1.ReadClipboardRequestR\x07request\"z\n\x15ReadClipboardResponse\x12\x44\n\x08response\x18\x01 \x01(\x0b\x32(.glovebox.agent.v1.ReadClipboardResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"\x94\x01\n\x15WriteClipboardRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x42\n\x07request\x18\x02 \x01(\x0b\x32(.glovebox.agent.v1.WriteClipboardRequestR\x07request\x12\x18\n\x07\x63onfirm\x18\x03 \x01(\x08R\x07\x63onfirm\"|\n\x16WriteClipboardResponse\x12\x45\n\x08response\x18\x01 \x01(\x0b\x32).glovebox.agent.v1.WriteClipboardResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"n\n\x0fListAppsRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12<\n\x07request\x18\x02 \x01(\x0b\x32\".glovebox.agent.v1.ListAppsRequestR\x07request\"p\n\x10ListAppsResponse\x12?\n\x08response\x18\x01 \x01(\x0b\x32#.glovebox.agent.v1.ListAppsResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"j\n\rGetAppRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12:\n\x07request\x18\x02 \x01(\x0b\x32 .glovebox.agent.v1.GetAppRequestR\x07request\"l\n\x0eGetAppResponse\x12=\n\x08response\x18\x01 \x01(\x0b\x32!.glovebox.agent.v1.GetAppResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"t\n\x12SnapshotAppRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12?\n\x07request\x18\x02 \x01(\x0b\x32%.glovebox.agent.v1.SnapshotAppRequestR\x07request\"v\n\x13SnapshotAppResponse\x12\x42\n\x08response\x18\x01 \x01(\x0b\x32&.glovebox.agent.v1.SnapshotAppResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"z\n\x15SnapshotWindowRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x42\n\x07request\x18\x02 \x01(\x0b\x32(.glovebox.agent.v1.SnapshotWindowRequestR\x07request\"|\n\x16SnapshotWindowResponse\x12\x45\n\x08response\x18\x01 \x01(\x0b\x32).glovebox.agent.v1.SnapshotWindowResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"v\n\x13ListBrowsersRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12@\n\x07request\x18\x02 \x01(\x0b\x32&.glovebox.agent.v1.ListBrowsersRequestR\x07request\"x\n\x14ListBrowsersResponse\x12\x43\n\x08response\x18\x01 \x01(\x0b\x32\'.glovebox.agent.v1.ListBrowsersResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"r\n\x11GetBrowserRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12>\n\x07request\x18\x02 \x01(\x0b\x32$.glovebox.agent.v1.GetBrowserRequestR\x07request\"t\n\x12GetBrowserResponse\x12\x41\n\x08response\x18\x01 \x01(\x0b\x32%.glovebox.agent.v1.GetBrowserResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"n\n\x0fListTabsRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12<\n\x07request\x18\x02 \x01(\x0b\x32\".glovebox.agent.v1.ListTabsRequestR\x07request\"p\n\x10ListTabsResponse\x12?\n\x08response\x18\x01 \x01(\x0b\x32#.glovebox.agent.v1.ListTabsResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"t\n\x12SnapshotTabRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12?\n\x07request\x18\x02 \x01(\x0b\x32%.glovebox.agent.v1.SnapshotTabRequestR\x07request\"v\n\x13SnapshotTabResponse\x12\x42\n\x08response\x18\x01 \x01(\x0b\x32&.glovebox.agent.v1.SnapshotTabResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"l\n\x0e\x45xtractRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12;\n\x07request\x18\x02 \x01(\x0b\x32!.glovebox.agent.v1.ExtractRequestR\x07request\"n\n\x0f\x45xtractResponse\x12>\n\x08response\x18\x01 \x01(\x0b\x32\".glovebox.agent.v1.ExtractResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"r\n\x11\x43\x61ptureTabRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12>\n\x07request\x18\x02 \x01(\x0b\x32$.glovebox.agent.v1.CaptureTabRequestR\x07request\"t\n\x12\x43\x61ptureTabResponse\x12\x41\n\x08response\x18\x01 \x01(\x0b\x32%.glovebox.agent.v1.CaptureTabResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq2\xe7\x0c\n\x0f\x43omputerService\x12p\n\x11\x43\x61ptureScreenshot\x12,.glovebox.broker.v1.CaptureScreenshotRequest\x1a-.glovebox.broker.v1.CaptureScreenshotResponse\x12p\n\x11GetCursorPosition\x12,.glovebox.broker.v1.GetCursorPositionRequest\x1a-.glovebox.broker.v1.GetCursorPositionResponse\x12^\n\x0bListWindows\x12&.glovebox.broker.v1.ListWindowsRequest\x1a\'.glovebox.broker.v1.ListWindowsResponse\x12`\n\x0bWatchScreen\x12&.glovebox.broker.v1.WatchScreenRequest\x1a\'.glovebox.broker.v1.WatchScreenResponse0\x01\x12\x46\n\x03\x41\x63t\x12\x1e.glovebox.broker.v1.ActRequest\x1a\x1f.glovebox.broker.v1.ActResponse\x12\x64\n\rReadClipboard\x12(.glovebox.broker.v1.ReadClipboardRequest\x1a).glovebox.broker.v1.ReadClipboardResponse\x12g\n\x0eWriteClipboard\x12).glovebox.broker.v1.WriteClipboardRequest\x1a*.glovebox.broker.v1.WriteClipboardResponse\x12U\n\x08ListApps\x12#.glovebox.broker.v1.ListAppsRequest\x1a$.glovebox.broker.v1.ListAppsResponse\x12O\n\x06GetApp\x12!.glovebox.broker.v1.GetAppRequest\x1a\".glovebox.broker.v1.GetAppResponse\x12^\n\x0bSnapshotApp\x12&.glovebox.broker.v1.SnapshotAppRequest\x1a\'.glovebox.broker.v1.SnapshotAppResponse\x12g\n\x0eSnapshotWindow\x12).glovebox.broker.v1.SnapshotWindowRequest\x1a*.glovebox.broker.v1.SnapshotWindowResponse\x12\x61\n\x0cListBrowsers\x12\'.glovebox.broker.v1.ListBrowsersRequest\x1a(.glovebox.broker.v1.ListBrowsersResponse\x12[\n\nGetBrowser\x12%.glovebox.broker.v1.GetBrowserRequest\x1a&.glovebox.broker.v1.GetBrowserResponse\x12U\n\x08ListTabs\x12#.glovebox.broker.v1.ListTabsRequest\x1a$.glovebox.broker.v1.ListTabsResponse\x12^\n\x0bSnapshotTab\x12&.glovebox.broker.v1.SnapshotTabRequest\x1a\'.glovebox.broker.v1.SnapshotTabResponse\x12R\n\x07\x45xtract\x12\".glovebox.broker.v1.ExtractRequest\x1a#.glovebox.broker.v1.ExtractResponse\x12[\n\nCaptureTab\x12%.glovebox.broker.v1.CaptureTabRequest\x1a&.glovebox.broker.v1.CaptureTabResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'glovebox.broker.v1.computer_pb2', globals())
@@ -25,34 +27,74 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1'
-  _CAPTURESCREENSHOTREQUEST._serialized_start=187
-  _CAPTURESCREENSHOTREQUEST._serialized_end=315
-  _CAPTURESCREENSHOTRESPONSE._serialized_start=318
-  _CAPTURESCREENSHOTRESPONSE._serialized_end=505
-  _GETCURSORPOSITIONREQUEST._serialized_start=508
-  _GETCURSORPOSITIONREQUEST._serialized_end=636
-  _GETCURSORPOSITIONRESPONSE._serialized_start=639
-  _GETCURSORPOSITIONRESPONSE._serialized_end=769
-  _LISTWINDOWSREQUEST._serialized_start=771
-  _LISTWINDOWSREQUEST._serialized_end=887
-  _LISTWINDOWSRESPONSE._serialized_start=889
-  _LISTWINDOWSRESPONSE._serialized_end=1007
-  _WATCHSCREENREQUEST._serialized_start=1009
-  _WATCHSCREENREQUEST._serialized_end=1125
-  _WATCHSCREENRESPONSE._serialized_start=1127
-  _WATCHSCREENRESPONSE._serialized_end=1216
-  _ACTREQUEST._serialized_start=1218
-  _ACTREQUEST._serialized_end=1318
-  _ACTRESPONSE._serialized_start=1320
-  _ACTRESPONSE._serialized_end=1422
-  _READCLIPBOARDREQUEST._serialized_start=1424
-  _READCLIPBOARDREQUEST._serialized_end=1544
-  _READCLIPBOARDRESPONSE._serialized_start=1546
-  _READCLIPBOARDRESPONSE._serialized_end=1668
-  _WRITECLIPBOARDREQUEST._serialized_start=1671
-  _WRITECLIPBOARDREQUEST._serialized_end=1819
-  _WRITECLIPBOARDRESPONSE._serialized_start=1821
-  _WRITECLIPBOARDRESPONSE._serialized_end=1945
-  _COMPUTERSERVICE._serialized_start=1948
-  _COMPUTERSERVICE._serialized_end=2666
+  _CAPTURESCREENSHOTREQUEST._serialized_start=259
+  _CAPTURESCREENSHOTREQUEST._serialized_end=387
+  _CAPTURESCREENSHOTRESPONSE._serialized_start=390
+  _CAPTURESCREENSHOTRESPONSE._serialized_end=577
+  _GETCURSORPOSITIONREQUEST._serialized_start=580
+  _GETCURSORPOSITIONREQUEST._serialized_end=708
+  _GETCURSORPOSITIONRESPONSE._serialized_start=711
+  _GETCURSORPOSITIONRESPONSE._serialized_end=841
+  _LISTWINDOWSREQUEST._serialized_start=843
+  _LISTWINDOWSREQUEST._serialized_end=959
+  _LISTWINDOWSRESPONSE._serialized_start=961
+  _LISTWINDOWSRESPONSE._serialized_end=1079
+  _WATCHSCREENREQUEST._serialized_start=1081
+  _WATCHSCREENREQUEST._serialized_end=1197
+  _WATCHSCREENRESPONSE._serialized_start=1199
+  _WATCHSCREENRESPONSE._serialized_end=1288
+  _ACTREQUEST._serialized_start=1290
+  _ACTREQUEST._serialized_end=1390
+  _ACTRESPONSE._serialized_start=1392
+  _ACTRESPONSE._serialized_end=1494
+  _READCLIPBOARDREQUEST._serialized_start=1496
+  _READCLIPBOARDREQUEST._serialized_end=1616
+  _READCLIPBOARDRESPONSE._serialized_start=1618
+  _READCLIPBOARDRESPONSE._serialized_end=1740
+  _WRITECLIPBOARDREQUEST._serialized_start=1743
+  _WRITECLIPBOARDREQUEST._serialized_end=1891
+  _WRITECLIPBOARDRESPONSE._serialized_start=1893
+  _WRITECLIPBOARDRESPONSE._serialized_end=2017
+  _LISTAPPSREQUEST._serialized_start=2019
+  _LISTAPPSREQUEST._serialized_end=2129
+  _LISTAPPSRESPONSE._serialized_start=2131
+  _LISTAPPSRESPONSE._serialized_end=2243
+  _GETAPPREQUEST._serialized_start=2245
+  _GETAPPREQUEST._serialized_end=2351
+  _GETAPPRESPONSE._serialized_start=2353
+  _GETAPPRESPONSE._serialized_end=2461
+  _SNAPSHOTAPPREQUEST._serialized_start=2463
+  _SNAPSHOTAPPREQUEST._serialized_end=2579
+  _SNAPSHOTAPPRESPONSE._serialized_start=2581
+  _SNAPSHOTAPPRESPONSE._serialized_end=2699
+  _SNAPSHOTWINDOWREQUEST._serialized_start=2701
+  _SNAPSHOTWINDOWREQUEST._serialized_end=2823
+  _SNAPSHOTWINDOWRESPONSE._serialized_start=2825
+  _SNAPSHOTWINDOWRESPONSE._serialized_end=2949
+  _LISTBROWSERSREQUEST._serialized_start=2951
+  _LISTBROWSERSREQUEST._serialized_end=3069
+  _LISTBROWSERSRESPONSE._serialized_start=3071
+  _LISTBROWSERSRESPONSE._serialized_end=3191
+  _GETBROWSERREQUEST._serialized_start=3193
+  _GETBROWSERREQUEST._serialized_end=3307
+  _GETBROWSERRESPONSE._serialized_start=3309
+  _GETBROWSERRESPONSE._serialized_end=3425
+  _LISTTABSREQUEST._serialized_start=3427
+  _LISTTABSREQUEST._serialized_end=3537
+  _LISTTABSRESPONSE._serialized_start=3539
+  _LISTTABSRESPONSE._serialized_end=3651
+  _SNAPSHOTTABREQUEST._serialized_start=3653
+  _SNAPSHOTTABREQUEST._serialized_end=3769
+  _SNAPSHOTTABRESPONSE._serialized_start=3771
+  _SNAPSHOTTABRESPONSE._serialized_end=3889
+  _EXTRACTREQUEST._serialized_start=3891
+  _EXTRACTREQUEST._serialized_end=3999
+  _EXTRACTRESPONSE._serialized_start=4001
+  _EXTRACTRESPONSE._serialized_end=4111
+  _CAPTURETABREQUEST._serialized_start=4113
+  _CAPTURETABREQUEST._serialized_end=4227
+  _CAPTURETABRESPONSE._serialized_start=4229
+  _CAPTURETABRESPONSE._serialized_end=4345
+  _COMPUTERSERVICE._serialized_start=4348
+  _COMPUTERSERVICE._serialized_end=5987
 # @@protoc_insertion_point(module_scope)

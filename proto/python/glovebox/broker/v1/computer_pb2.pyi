@@ -1,4 +1,6 @@
+from glovebox.agent.v1 import accessibility_pb2 as _accessibility_pb2
 from glovebox.agent.v1 import act_pb2 as _act_pb2
+from glovebox.agent.v1 import browser_pb2 as _browser_pb2
 from glovebox.agent.v1 import clipboard_pb2 as _clipboard_pb2
 from glovebox.agent.v1 import common_pb2 as _common_pb2
 from glovebox.agent.v1 import observe_pb2 as _observe_pb2
@@ -42,6 +44,70 @@ class CaptureScreenshotResponse(_message.Message):
     target: _common_pb2.FrozenTarget
     def __init__(self, response: _Optional[_Union[_observe_pb2.CaptureScreenshotResponse, _Mapping]] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
 
+class CaptureTabRequest(_message.Message):
+    __slots__ = ["request", "session_id"]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    request: _browser_pb2.CaptureTabRequest
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_browser_pb2.CaptureTabRequest, _Mapping]] = ...) -> None: ...
+
+class CaptureTabResponse(_message.Message):
+    __slots__ = ["audit_seq", "response"]
+    AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    audit_seq: int
+    response: _browser_pb2.CaptureTabResponse
+    def __init__(self, response: _Optional[_Union[_browser_pb2.CaptureTabResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+
+class ExtractRequest(_message.Message):
+    __slots__ = ["request", "session_id"]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    request: _browser_pb2.ExtractRequest
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_browser_pb2.ExtractRequest, _Mapping]] = ...) -> None: ...
+
+class ExtractResponse(_message.Message):
+    __slots__ = ["audit_seq", "response"]
+    AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    audit_seq: int
+    response: _browser_pb2.ExtractResponse
+    def __init__(self, response: _Optional[_Union[_browser_pb2.ExtractResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+
+class GetAppRequest(_message.Message):
+    __slots__ = ["request", "session_id"]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    request: _accessibility_pb2.GetAppRequest
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_accessibility_pb2.GetAppRequest, _Mapping]] = ...) -> None: ...
+
+class GetAppResponse(_message.Message):
+    __slots__ = ["audit_seq", "response"]
+    AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    audit_seq: int
+    response: _accessibility_pb2.GetAppResponse
+    def __init__(self, response: _Optional[_Union[_accessibility_pb2.GetAppResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+
+class GetBrowserRequest(_message.Message):
+    __slots__ = ["request", "session_id"]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    request: _browser_pb2.GetBrowserRequest
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_browser_pb2.GetBrowserRequest, _Mapping]] = ...) -> None: ...
+
+class GetBrowserResponse(_message.Message):
+    __slots__ = ["audit_seq", "response"]
+    AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    audit_seq: int
+    response: _browser_pb2.GetBrowserResponse
+    def __init__(self, response: _Optional[_Union[_browser_pb2.GetBrowserResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+
 class GetCursorPositionRequest(_message.Message):
     __slots__ = ["request", "session_id"]
     REQUEST_FIELD_NUMBER: _ClassVar[int]
@@ -57,6 +123,54 @@ class GetCursorPositionResponse(_message.Message):
     audit_seq: int
     response: _observe_pb2.GetCursorPositionResponse
     def __init__(self, response: _Optional[_Union[_observe_pb2.GetCursorPositionResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+
+class ListAppsRequest(_message.Message):
+    __slots__ = ["request", "session_id"]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    request: _accessibility_pb2.ListAppsRequest
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_accessibility_pb2.ListAppsRequest, _Mapping]] = ...) -> None: ...
+
+class ListAppsResponse(_message.Message):
+    __slots__ = ["audit_seq", "response"]
+    AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    audit_seq: int
+    response: _accessibility_pb2.ListAppsResponse
+    def __init__(self, response: _Optional[_Union[_accessibility_pb2.ListAppsResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+
+class ListBrowsersRequest(_message.Message):
+    __slots__ = ["request", "session_id"]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    request: _browser_pb2.ListBrowsersRequest
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_browser_pb2.ListBrowsersRequest, _Mapping]] = ...) -> None: ...
+
+class ListBrowsersResponse(_message.Message):
+    __slots__ = ["audit_seq", "response"]
+    AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    audit_seq: int
+    response: _browser_pb2.ListBrowsersResponse
+    def __init__(self, response: _Optional[_Union[_browser_pb2.ListBrowsersResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+
+class ListTabsRequest(_message.Message):
+    __slots__ = ["request", "session_id"]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    request: _browser_pb2.ListTabsRequest
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_browser_pb2.ListTabsRequest, _Mapping]] = ...) -> None: ...
+
+class ListTabsResponse(_message.Message):
+    __slots__ = ["audit_seq", "response"]
+    AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    audit_seq: int
+    response: _browser_pb2.ListTabsResponse
+    def __init__(self, response: _Optional[_Union[_browser_pb2.ListTabsResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
 
 class ListWindowsRequest(_message.Message):
     __slots__ = ["request", "session_id"]
@@ -89,6 +203,54 @@ class ReadClipboardResponse(_message.Message):
     audit_seq: int
     response: _clipboard_pb2.ReadClipboardResponse
     def __init__(self, response: _Optional[_Union[_clipboard_pb2.ReadClipboardResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+
+class SnapshotAppRequest(_message.Message):
+    __slots__ = ["request", "session_id"]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    request: _accessibility_pb2.SnapshotAppRequest
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_accessibility_pb2.SnapshotAppRequest, _Mapping]] = ...) -> None: ...
+
+class SnapshotAppResponse(_message.Message):
+    __slots__ = ["audit_seq", "response"]
+    AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    audit_seq: int
+    response: _accessibility_pb2.SnapshotAppResponse
+    def __init__(self, response: _Optional[_Union[_accessibility_pb2.SnapshotAppResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+
+class SnapshotTabRequest(_message.Message):
+    __slots__ = ["request", "session_id"]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    request: _browser_pb2.SnapshotTabRequest
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_browser_pb2.SnapshotTabRequest, _Mapping]] = ...) -> None: ...
+
+class SnapshotTabResponse(_message.Message):
+    __slots__ = ["audit_seq", "response"]
+    AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    audit_seq: int
+    response: _browser_pb2.SnapshotTabResponse
+    def __init__(self, response: _Optional[_Union[_browser_pb2.SnapshotTabResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+
+class SnapshotWindowRequest(_message.Message):
+    __slots__ = ["request", "session_id"]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    request: _accessibility_pb2.SnapshotWindowRequest
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_accessibility_pb2.SnapshotWindowRequest, _Mapping]] = ...) -> None: ...
+
+class SnapshotWindowResponse(_message.Message):
+    __slots__ = ["audit_seq", "response"]
+    AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    audit_seq: int
+    response: _accessibility_pb2.SnapshotWindowResponse
+    def __init__(self, response: _Optional[_Union[_accessibility_pb2.SnapshotWindowResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
 
 class WatchScreenRequest(_message.Message):
     __slots__ = ["request", "session_id"]

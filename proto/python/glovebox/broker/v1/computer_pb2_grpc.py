@@ -58,6 +58,56 @@ class ComputerServiceStub(object):
                 request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.WriteClipboardRequest.SerializeToString,
                 response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.WriteClipboardResponse.FromString,
                 )
+        self.ListApps = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/ListApps',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ListAppsRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ListAppsResponse.FromString,
+                )
+        self.GetApp = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/GetApp',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.GetAppRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.GetAppResponse.FromString,
+                )
+        self.SnapshotApp = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/SnapshotApp',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotAppRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotAppResponse.FromString,
+                )
+        self.SnapshotWindow = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/SnapshotWindow',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotWindowRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotWindowResponse.FromString,
+                )
+        self.ListBrowsers = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/ListBrowsers',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ListBrowsersRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ListBrowsersResponse.FromString,
+                )
+        self.GetBrowser = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/GetBrowser',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.GetBrowserRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.GetBrowserResponse.FromString,
+                )
+        self.ListTabs = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/ListTabs',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ListTabsRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ListTabsResponse.FromString,
+                )
+        self.SnapshotTab = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/SnapshotTab',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotTabRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotTabResponse.FromString,
+                )
+        self.Extract = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/Extract',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ExtractRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ExtractResponse.FromString,
+                )
+        self.CaptureTab = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/CaptureTab',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.CaptureTabRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.CaptureTabResponse.FromString,
+                )
 
 
 class ComputerServiceServicer(object):
@@ -124,6 +174,76 @@ class ComputerServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListApps(self, request, context):
+        """ListApps forwards the agent's accessibility RPC (observation).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetApp(self, request, context):
+        """GetApp forwards the agent's accessibility RPC (observation; a mutation when request.launch is set).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SnapshotApp(self, request, context):
+        """SnapshotApp forwards the agent's accessibility RPC (observation).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SnapshotWindow(self, request, context):
+        """SnapshotWindow forwards the agent's accessibility RPC (observation).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListBrowsers(self, request, context):
+        """ListBrowsers forwards the agent's browser RPC (observation; a mutation when request.start_default is set).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBrowser(self, request, context):
+        """GetBrowser forwards the agent's browser RPC (observation).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTabs(self, request, context):
+        """ListTabs forwards the agent's browser RPC (observation).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SnapshotTab(self, request, context):
+        """SnapshotTab forwards the agent's browser RPC (observation).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Extract(self, request, context):
+        """Extract forwards the agent's browser RPC (observation; the content is never audited).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CaptureTab(self, request, context):
+        """CaptureTab forwards the agent's browser RPC (observation).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ComputerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -161,6 +281,56 @@ def add_ComputerServiceServicer_to_server(servicer, server):
                     servicer.WriteClipboard,
                     request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.WriteClipboardRequest.FromString,
                     response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.WriteClipboardResponse.SerializeToString,
+            ),
+            'ListApps': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListApps,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ListAppsRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ListAppsResponse.SerializeToString,
+            ),
+            'GetApp': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetApp,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.GetAppRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.GetAppResponse.SerializeToString,
+            ),
+            'SnapshotApp': grpc.unary_unary_rpc_method_handler(
+                    servicer.SnapshotApp,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotAppRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotAppResponse.SerializeToString,
+            ),
+            'SnapshotWindow': grpc.unary_unary_rpc_method_handler(
+                    servicer.SnapshotWindow,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotWindowRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotWindowResponse.SerializeToString,
+            ),
+            'ListBrowsers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBrowsers,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ListBrowsersRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ListBrowsersResponse.SerializeToString,
+            ),
+            'GetBrowser': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBrowser,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.GetBrowserRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.GetBrowserResponse.SerializeToString,
+            ),
+            'ListTabs': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTabs,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ListTabsRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ListTabsResponse.SerializeToString,
+            ),
+            'SnapshotTab': grpc.unary_unary_rpc_method_handler(
+                    servicer.SnapshotTab,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotTabRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotTabResponse.SerializeToString,
+            ),
+            'Extract': grpc.unary_unary_rpc_method_handler(
+                    servicer.Extract,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ExtractRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ExtractResponse.SerializeToString,
+            ),
+            'CaptureTab': grpc.unary_unary_rpc_method_handler(
+                    servicer.CaptureTab,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.CaptureTabRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.CaptureTabResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -297,5 +467,175 @@ class ComputerService(object):
         return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/WriteClipboard',
             glovebox_dot_broker_dot_v1_dot_computer__pb2.WriteClipboardRequest.SerializeToString,
             glovebox_dot_broker_dot_v1_dot_computer__pb2.WriteClipboardResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListApps(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/ListApps',
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.ListAppsRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.ListAppsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetApp(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/GetApp',
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.GetAppRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.GetAppResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SnapshotApp(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/SnapshotApp',
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotAppRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotAppResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SnapshotWindow(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/SnapshotWindow',
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotWindowRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotWindowResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListBrowsers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/ListBrowsers',
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.ListBrowsersRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.ListBrowsersResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def GetBrowser(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/GetBrowser',
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.GetBrowserRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.GetBrowserResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListTabs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/ListTabs',
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.ListTabsRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.ListTabsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SnapshotTab(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/SnapshotTab',
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotTabRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.SnapshotTabResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Extract(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/Extract',
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.ExtractRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.ExtractResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CaptureTab(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/CaptureTab',
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.CaptureTabRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.CaptureTabResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
