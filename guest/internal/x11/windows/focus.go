@@ -14,21 +14,45 @@ import (
 
 // Focused returns the active client window: _NET_ACTIVE_WINDOW when the window manager sets it to a client,
 // else the window with the input focus mapped up to its client window; 0 for none.
+//
+// With an EWMH window manager this costs no round trip: both the client list and _NET_ACTIVE_WINDOW are
+// cached and kept current by the root's PropertyNotify events.
 func (w *Windows) Focused(ctx context.Context) (uint32, error) {
 	ids, err := w.clients()
 	if err != nil {
 		return 0, err
 	}
+	a, err := w.active()
+	if err != nil {
+		return 0, err
+	}
+	if a != 0 && slices.Contains(ids, a) {
+		return uint32(a), nil
+	}
+	return w.inputFocus(ids)
+}
+
+// active returns _NET_ACTIVE_WINDOW (0 when unset), from the cache when no change was notified since it
+// was read.
+func (w *Windows) active() (xproto.Window, error) {
+	_, a, known, gen := w.cached()
+	if known {
+		return a, nil
+	}
 	r, err := xproto.GetProperty(w.conn, false, w.root, w.atoms.activeWindow, xproto.AtomWindow, 0, 1).Reply()
 	if err != nil {
 		return 0, fmt.Errorf("active window: %w", err)
 	}
+	a = 0
 	if r.Format == 32 && len(r.Value) >= 4 {
-		if a := xproto.Window(binary.LittleEndian.Uint32(r.Value)); a != 0 && slices.Contains(ids, a) {
-			return uint32(a), nil
-		}
+		a = xproto.Window(binary.LittleEndian.Uint32(r.Value))
 	}
-	return w.inputFocus(ids)
+	w.mu.Lock()
+	if w.gen == gen {
+		w.activeCache, w.activeKnown = a, true
+	}
+	w.mu.Unlock()
+	return a, nil
 }
 
 // inputFocus maps the X input focus to the client window holding it: the focus window itself, an ancestor
@@ -70,6 +94,13 @@ func (w *Windows) clientIn(frame xproto.Window, ids []xproto.Window, depth int) 
 	t, err := xproto.QueryTree(w.conn, frame).Reply()
 	if err != nil {
 		return 0
+	}
+	// Window managers put the client right inside the frame, next to decoration windows: look at the
+	// children before descending into any of them, which saves a round trip per decoration.
+	for _, c := range t.Children {
+		if slices.Contains(ids, c) {
+			return c
+		}
 	}
 	for _, c := range t.Children {
 		if id := w.clientIn(c, ids, depth-1); id != 0 {
@@ -150,6 +181,11 @@ func (w *Windows) Activate(ctx context.Context, id uint32) error {
 	if ok, err := w.waitFocus(ctx, win, activateWait); ok || err != nil {
 		return err
 	}
+	if !w.acceptsFocus(win) {
+		// ICCCM's No Input model: the client never wants the keyboard focus, so it is not forced on it.
+		return fmt.Errorf("window %d does not take the input focus (WM_HINTS input false, no WM_TAKE_FOCUS): %w",
+			id, errdefs.ErrTimeout)
+	}
 	frame := w.frameOf(win)
 	xproto.ConfigureWindow(w.conn, frame, xproto.ConfigWindowStackMode, []uint32{xproto.StackModeAbove})
 	if err := xproto.SetInputFocusChecked(w.conn, xproto.InputFocusParent, win, xproto.TimeCurrentTime).Check(); err != nil {
@@ -159,6 +195,28 @@ func (w *Windows) Activate(ctx context.Context, id uint32) error {
 		return err
 	}
 	return fmt.Errorf("window %d did not take the input focus within %v: %w", id, activateWait+fallbackWait, errdefs.ErrTimeout)
+}
+
+// acceptsFocus reports whether a client takes the input focus under ICCCM: its WM_HINTS input field is
+// true or absent, or it lists WM_TAKE_FOCUS in WM_PROTOCOLS.
+func (w *Windows) acceptsFocus(win xproto.Window) bool {
+	hints := xproto.GetProperty(w.conn, false, win, xproto.AtomWmHints, xproto.AtomWmHints, 0, 2)
+	protos := xproto.GetProperty(w.conn, false, win, w.atoms.wmProtocols, xproto.AtomAtom, 0, 32)
+	if r, err := protos.Reply(); err == nil && r.Format == 32 {
+		for i := 0; i+4 <= len(r.Value); i += 4 {
+			if xproto.Atom(binary.LittleEndian.Uint32(r.Value[i:])) == w.atoms.wmTakeFocus {
+				hints.Reply()
+				return true
+			}
+		}
+	}
+	r, err := hints.Reply()
+	if err != nil || r.Format != 32 || len(r.Value) < 8 {
+		return true
+	}
+	const inputHint = 1
+	flags, input := binary.LittleEndian.Uint32(r.Value), binary.LittleEndian.Uint32(r.Value[4:])
+	return flags&inputHint == 0 || input != 0
 }
 
 // waitFocus polls until the input focus is in win, for at most wait.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jezek/xgb"
@@ -31,14 +32,28 @@ const maxPropertyWords = 4096
 
 // Windows reads window state over its own X connection. It is safe for concurrent use (xgb serializes
 // requests; every method only reads, except Activate).
+//
+// The client list and the active window are read on the hot path of every keyboard action (the target
+// acted on), so they are cached: the root's PropertyNotify events, read by an event loop, invalidate them
+// when the window manager changes _NET_CLIENT_LIST(_STACKING) or _NET_ACTIVE_WINDOW, and the next read
+// asks the server again. A cached value lags a change only by the time its event takes to arrive.
 type Windows struct {
 	conn  *xgb.Conn
 	root  xproto.Window
 	atoms atoms
+
+	mu sync.Mutex
+	// gen counts invalidations, so a reply read across one is not cached as current.
+	gen          uint64
+	clientsCache []xproto.Window // nil: unknown; never modified once stored
+	activeCache  xproto.Window
+	activeKnown  bool
+	loopDone     chan struct{}
 }
 
 type atoms struct {
 	clientListStacking, clientList, activeWindow, wmName, utf8String, wmPID, wmState xproto.Atom
+	compoundText, wmProtocols, wmTakeFocus                                           xproto.Atom
 }
 
 // New connects to the X display (empty: $DISPLAY).
@@ -47,15 +62,16 @@ func New(display string) (*Windows, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Windows{conn: conn, root: xproto.Setup(conn).DefaultScreen(conn).Root}
+	w := &Windows{conn: conn, root: xproto.Setup(conn).DefaultScreen(conn).Root, loopDone: make(chan struct{})}
 	names := []string{"_NET_CLIENT_LIST_STACKING", "_NET_CLIENT_LIST", "_NET_ACTIVE_WINDOW", "_NET_WM_NAME",
-		"UTF8_STRING", "_NET_WM_PID", "WM_STATE"}
+		"UTF8_STRING", "_NET_WM_PID", "WM_STATE", "COMPOUND_TEXT", "WM_PROTOCOLS", "WM_TAKE_FOCUS"}
 	cookies := make([]xproto.InternAtomCookie, len(names))
 	for i, n := range names {
 		cookies[i] = xproto.InternAtom(conn, false, uint16(len(n)), n)
 	}
 	dst := []*xproto.Atom{&w.atoms.clientListStacking, &w.atoms.clientList, &w.atoms.activeWindow, &w.atoms.wmName,
-		&w.atoms.utf8String, &w.atoms.wmPID, &w.atoms.wmState}
+		&w.atoms.utf8String, &w.atoms.wmPID, &w.atoms.wmState, &w.atoms.compoundText, &w.atoms.wmProtocols,
+		&w.atoms.wmTakeFocus}
 	for i, c := range cookies {
 		r, err := c.Reply()
 		if err != nil {
@@ -64,25 +80,76 @@ func New(display string) (*Windows, error) {
 		}
 		*dst[i] = r.Atom
 	}
+	// Selected before anything is cached: every later change to a root property is then notified.
+	if err := xproto.ChangeWindowAttributesChecked(conn, w.root, xproto.CwEventMask,
+		[]uint32{xproto.EventMaskPropertyChange}).Check(); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("watch root properties: %w", err)
+	}
+	go w.loop()
 	return w, nil
 }
 
 // Close closes the X connection.
 func (w *Windows) Close() error {
 	w.conn.Close()
+	<-w.loopDone
 	return nil
+}
+
+// loop invalidates the cached client list and active window when their root properties change.
+func (w *Windows) loop() {
+	defer close(w.loopDone)
+	for {
+		ev, xerr := w.conn.WaitForEvent()
+		if ev == nil && xerr == nil {
+			return
+		}
+		e, ok := ev.(xproto.PropertyNotifyEvent)
+		if !ok || e.Window != w.root {
+			continue
+		}
+		w.mu.Lock()
+		switch e.Atom {
+		case w.atoms.clientListStacking, w.atoms.clientList:
+			w.gen++
+			w.clientsCache = nil
+		case w.atoms.activeWindow:
+			w.gen++
+			w.activeKnown = false
+		}
+		w.mu.Unlock()
+	}
+}
+
+// cached returns the cached client list and active window (nil and false when unknown) and the current
+// invalidation count.
+func (w *Windows) cached() (clients []xproto.Window, active xproto.Window, activeKnown bool, gen uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.clientsCache, w.activeCache, w.activeKnown, w.gen
 }
 
 // clients returns the client windows bottom of the stack first: _NET_CLIENT_LIST_STACKING, else
 // _NET_CLIENT_LIST, else the root's children that carry WM_STATE (no EWMH window manager).
 func (w *Windows) clients() ([]xproto.Window, error) {
+	ids, _, _, gen := w.cached()
+	if ids != nil {
+		return ids, nil
+	}
 	for _, a := range []xproto.Atom{w.atoms.clientListStacking, w.atoms.clientList} {
 		r, err := xproto.GetProperty(w.conn, false, w.root, a, xproto.AtomWindow, 0, maxPropertyWords).Reply()
 		if err != nil {
 			return nil, fmt.Errorf("client list: %w", err)
 		}
 		if r.Format == 32 && r.ValueLen > 0 {
-			return windowList(r.Value), nil
+			ids := windowList(r.Value)
+			w.mu.Lock()
+			if w.gen == gen {
+				w.clientsCache = ids
+			}
+			w.mu.Unlock()
+			return ids, nil
 		}
 	}
 	t, err := xproto.QueryTree(w.conn, w.root).Reply()
@@ -133,7 +200,7 @@ func (w *Windows) request(id xproto.Window) *pending {
 }
 
 // collect reads the replies; a window destroyed meanwhile fails with errdefs.ErrTargetGone.
-func (p *pending) collect(focused uint32) (*agentv1.Window, error) {
+func (p *pending) collect(focused uint32, compoundText xproto.Atom) (*agentv1.Window, error) {
 	gone := func(err error) error {
 		var bw xproto.WindowError
 		var bd xproto.DrawableError
@@ -163,7 +230,7 @@ func (p *pending) collect(focused uint32) (*agentv1.Window, error) {
 	if r, err := p.netName.Reply(); err == nil && r.Format == 8 && r.ValueLen > 0 {
 		win.Title = string(r.Value)
 	} else if r, err := p.name.Reply(); err == nil && r.Format == 8 {
-		win.Title = string(r.Value) // STRING is Latin-1; COMPOUND_TEXT is passed through as is
+		win.Title = legacyText(r.Value, r.Type == compoundText)
 	} else if err != nil {
 		return nil, gone(err)
 	}
@@ -213,7 +280,7 @@ func (w *Windows) List(ctx context.Context, includeUnmapped bool) ([]*agentv1.Wi
 	}
 	out := make([]*agentv1.Window, 0, len(ids))
 	for _, p := range ps {
-		win, err := p.collect(focused)
+		win, err := p.collect(focused, w.atoms.compoundText)
 		if errors.Is(err, errdefs.ErrTargetGone) {
 			continue
 		}
@@ -240,5 +307,5 @@ func (w *Windows) Get(ctx context.Context, id uint32) (*agentv1.Window, error) {
 	if err != nil {
 		return nil, err
 	}
-	return w.request(xproto.Window(id)).collect(focused)
+	return w.request(xproto.Window(id)).collect(focused, w.atoms.compoundText)
 }
