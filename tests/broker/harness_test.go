@@ -8,16 +8,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/tests/internal/agenttest"
+	"glovebox.dev/tests/internal/brokertest"
 )
 
 var (
@@ -48,33 +51,36 @@ func brokerBinary(t testing.TB) string {
 	return binPath
 }
 
-// brokerProc is a running glovebox-broker.
-type brokerProc struct {
+// brokerSetup is a broker's config file and directories; start runs a broker on them, as often as a test
+// likes (the audit log and key persist between runs).
+type brokerSetup struct {
+	Dir      string
 	Socket   string
 	AuditDir string
-	Conn     *grpc.ClientConn
-	Log      *agenttest.SyncBuffer
-	cmd      *exec.Cmd
-	done     chan struct{}
+	KeyFile  string
+	cfgPath  string
+	guests   []string
 }
 
-// startBroker runs the broker with one principal (this process's uid, allowed everything) and the guests
-// given as name -> endpoint URI.
-func startBroker(t testing.TB, guests map[string]string) *brokerProc {
+// setupBroker writes a config with one principal (this process's uid, allowed everything, no rate limit)
+// and the guests given as name -> endpoint URI; edit, when not nil, changes the config before it is written.
+func setupBroker(t testing.TB, guests map[string]string, edit func(cfg map[string]any)) *brokerSetup {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "gbb")
+	dir, err := os.MkdirTemp("", "gbb") // short: unix socket paths are limited to 108 bytes
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	p := &brokerProc{Socket: filepath.Join(dir, "broker.sock"), AuditDir: filepath.Join(dir, "audit"), Log: &agenttest.SyncBuffer{}, done: make(chan struct{})}
+	s := &brokerSetup{Dir: dir, Socket: filepath.Join(dir, "broker.sock"), AuditDir: filepath.Join(dir, "audit"), cfgPath: filepath.Join(dir, "broker.json")}
+	s.KeyFile = filepath.Join(s.AuditDir, "audit.key")
 	var gs []map[string]any
 	for name, ep := range guests {
 		gs = append(gs, map[string]any{"name": name, "endpoint": ep})
+		s.guests = append(s.guests, name)
 	}
 	cfg := map[string]any{
-		"listen": []string{"unix://" + p.Socket},
-		"audit":  map[string]any{"dir": p.AuditDir},
+		"listen": []string{"unix://" + s.Socket},
+		"audit":  map[string]any{"dir": s.AuditDir, "key_file": s.KeyFile},
 		"principals": []map[string]any{{
 			"name": "me", "uids": []int{os.Getuid()}, "guests": []string{"*"}, "control": true, "admin": true, "audit": true,
 			"rate_per_second": -1,
@@ -82,41 +88,106 @@ func startBroker(t testing.TB, guests map[string]string) *brokerProc {
 		"guests":             gs,
 		"guest_call_timeout": "5s",
 	}
-	b, _ := json.Marshal(cfg)
-	cfgPath := filepath.Join(dir, "broker.json")
-	if err := os.WriteFile(cfgPath, b, 0o600); err != nil {
+	if edit != nil {
+		edit(cfg)
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	p.cmd = exec.Command(brokerBinary(t), "-config", cfgPath, "-log-level", "debug")
+	if err := os.WriteFile(s.cfgPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// brokerProc is a running glovebox-broker.
+type brokerProc struct {
+	*brokerSetup
+	// Conn is a connection to the unix socket (nil after launch, set by start).
+	Conn *grpc.ClientConn
+	Log  *agenttest.SyncBuffer
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// startBroker sets up and starts a broker serving guests (name -> endpoint URI).
+func startBroker(t testing.TB, guests map[string]string) *brokerProc {
+	t.Helper()
+	return setupBroker(t, guests, nil).start(t)
+}
+
+// launch starts the broker process without waiting for it; it is stopped when the test ends, and its log
+// printed if the test failed.
+func (s *brokerSetup) launch(t testing.TB) *brokerProc {
+	t.Helper()
+	p := &brokerProc{brokerSetup: s, Log: &agenttest.SyncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(brokerBinary(t), "-config", s.cfgPath, "-log-level", "debug")
 	p.cmd.Stderr = p.Log
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() { p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() { p.Stop(); t.Logf("broker log:\n%s", p.Log.String()) })
-	p.Conn, err = grpc.NewClient("unix://"+p.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(agenttest.MaxMessageBytes)))
+	t.Cleanup(func() {
+		p.Stop()
+		if t.Failed() {
+			t.Logf("broker log:\n%s", p.Log.String())
+		}
+	})
+	return p
+}
+
+// start launches the broker, connects to its unix socket and waits until it serves and every guest is
+// ready.
+func (s *brokerSetup) start(t testing.TB) *brokerProc {
+	t.Helper()
+	p := s.launch(t)
+	p.Conn = p.dial(t, "unix://"+s.Socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	p.waitServing(t, p.Conn, 20*time.Second)
+	for _, name := range s.guests {
+		p.waitGuest(t, name, brokerv1.GuestState_GUEST_STATE_READY, 20*time.Second)
+	}
+	return p
+}
+
+// dial connects to the broker; the connection is closed when the test ends.
+func (p *brokerProc) dial(t testing.TB, target string, opts ...grpc.DialOption) *grpc.ClientConn {
+	t.Helper()
+	// The socket appears a few milliseconds after the process starts: retry quickly, not after grpc-go's
+	// default 1 s backoff.
+	bc := backoff.DefaultConfig
+	bc.BaseDelay, bc.MaxDelay = 5*time.Millisecond, 100*time.Millisecond
+	opts = append(opts, grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(agenttest.MaxMessageBytes)),
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: bc, MinConnectTimeout: time.Second}))
+	conn, err := grpc.NewClient(target, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.Conn.Close() })
-	deadline := time.Now().Add(20 * time.Second)
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// waitServing waits until the broker answers health checks on conn.
+func (p *brokerProc) waitServing(t testing.TB, conn *grpc.ClientConn, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		resp, err := healthpb.NewHealthClient(p.Conn).Check(ctx, &healthpb.HealthCheckRequest{})
+		resp, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
 		cancel()
 		if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
-			break
+			return
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("broker exited: %v\n%s", p.cmd.ProcessState, p.Log.String())
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("broker not serving: %v\n%s", err, p.Log.String())
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
-	for name := range guests {
-		p.waitGuest(t, name, brokerv1.GuestState_GUEST_STATE_READY, 20*time.Second)
-	}
-	return p
 }
 
 // waitGuest waits for a guest to reach state.
@@ -131,7 +202,7 @@ func (p *brokerProc) waitGuest(t testing.TB, name string, state brokerv1.GuestSt
 		if time.Now().After(deadline) {
 			t.Fatalf("guest %s not %v: %v %v", name, state, g, err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -151,6 +222,17 @@ func (p *brokerProc) Stop() {
 	}
 }
 
+// Kill sends SIGKILL (kill -9) and waits for the process to be gone.
+func (p *brokerProc) Kill() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.cmd.Process.Kill()
+	<-p.done
+}
+
 func (p *brokerProc) session(t testing.TB, guest string) string {
 	t.Helper()
 	s, err := brokerv1.NewSessionServiceClient(p.Conn).CreateSession(context.Background(), &brokerv1.CreateSessionRequest{Guest: guest})
@@ -158,4 +240,20 @@ func (p *brokerProc) session(t testing.TB, guest string) string {
 		t.Fatal(err)
 	}
 	return s.GetSession().GetId()
+}
+
+// glovebox runs the glovebox CLI and returns its exit code and output.
+func glovebox(t testing.TB, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(brokertest.Binary(t, "glovebox"), args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut agenttest.SyncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String(), errOut.String()
+	} else if err != nil {
+		t.Fatalf("glovebox %v: %v", args, err)
+	}
+	return 0, out.String(), errOut.String()
 }
