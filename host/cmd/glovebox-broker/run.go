@@ -63,7 +63,7 @@ func run(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	}
 	defer b.Close(context.Background())
 
-	opts := append(service.ServerOptions(log, m), grpc.Creds(auth.NewCredentials(auth.NewDirectory(cfg.Principals), tlsConf, log)))
+	opts := append(service.ServerOptions(log, m, b), grpc.Creds(auth.NewCredentials(auth.NewDirectory(cfg.Principals), tlsConf, log)))
 	srv := grpc.NewServer(opts...)
 	service.Register(srv, b, alog)
 	hs := health.NewServer()

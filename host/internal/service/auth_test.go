@@ -43,7 +43,7 @@ func serve(t *testing.T, cfg *config.Config, tlsConf *tls.Config, l net.Listener
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	opts := append(ServerOptions(log, nil), grpc.Creds(auth.NewCredentials(auth.NewDirectory(cfg.Principals), tlsConf, log)))
+	opts := append(ServerOptions(log, nil, b), grpc.Creds(auth.NewCredentials(auth.NewDirectory(cfg.Principals), tlsConf, log)))
 	srv := grpc.NewServer(opts...)
 	Register(srv, b, nil)
 	go srv.Serve(l)

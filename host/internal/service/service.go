@@ -5,6 +5,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -15,7 +16,9 @@ import (
 	"glovebox.dev/host/internal/broker"
 	"glovebox.dev/host/internal/metrics"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/errgrpc"
+	"glovebox.dev/shared/wirecodec"
 )
 
 // MaxMessageBytes bounds every request and response (screenshots of large displays).
@@ -30,14 +33,61 @@ func Register(s *grpc.Server, b *broker.Broker, audit AuditReader) {
 	brokerv1.RegisterAuditServiceServer(s, &Audit{b: b, log: audit})
 }
 
-// ServerOptions are the broker server's options: message limits, and the interceptor chain authentication
-// (principal into the context) -> RPC log line and metrics -> error translation.
-func ServerOptions(log *slog.Logger, m *metrics.Metrics) []grpc.ServerOption {
+// ServerOptions are the broker server's options: message limits, the codec that makes invalid UTF-8 in a
+// string field a BadRequest naming the field (grpc-go's own codec makes it INTERNAL), and the interceptor
+// chain authentication (principal into the context) -> RPC log line and metrics -> error translation ->
+// the check of the codec's UTF-8 findings, whose refusals of computer requests b audits (b may be nil).
+func ServerOptions(log *slog.Logger, m *metrics.Metrics, b *broker.Broker) []grpc.ServerOption {
 	return []grpc.ServerOption{
+		grpc.ForceServerCodecV2(wirecodec.Codec{}),
 		grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes),
-		grpc.ChainUnaryInterceptor(auth.UnaryServerInterceptor(), unaryLog(log, m), errgrpc.UnaryServerInterceptor()),
-		grpc.ChainStreamInterceptor(auth.StreamServerInterceptor(), streamLog(log, m), errgrpc.StreamServerInterceptor()),
+		grpc.ChainUnaryInterceptor(auth.UnaryServerInterceptor(), unaryLog(log, m), errgrpc.UnaryServerInterceptor(), unaryWire(b)),
+		grpc.ChainStreamInterceptor(auth.StreamServerInterceptor(), streamLog(log, m), errgrpc.StreamServerInterceptor(), streamWire(b)),
 	}
+}
+
+// unaryWire is wirecodec's check; a request it refuses never reaches the handler, so the refusal is audited
+// here.
+func unaryWire(b *broker.Broker) grpc.UnaryServerInterceptor {
+	check := wirecodec.UnaryServerInterceptor()
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		ran := false
+		resp, err := check(ctx, req, info, func(ctx context.Context, req any) (any, error) {
+			ran = true
+			return handler(ctx, req)
+		})
+		if !ran && err != nil && b != nil {
+			err = b.AuditRefusal(ctx, info.FullMethod, req, err)
+		}
+		return resp, err
+	}
+}
+
+// streamWire is wirecodec's check of received stream messages, auditing the refusals like unaryWire.
+func streamWire(b *broker.Broker) grpc.StreamServerInterceptor {
+	check := wirecodec.StreamServerInterceptor()
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		return check(srv, ss, info, func(srv any, ss grpc.ServerStream) error {
+			return handler(srv, &auditedStream{ServerStream: ss, b: b, rpc: info.FullMethod})
+		})
+	}
+}
+
+// auditedStream audits a received message that wirecodec refused.
+type auditedStream struct {
+	grpc.ServerStream
+	b   *broker.Broker
+	rpc string
+}
+
+// RecvMsg receives m; a BadRequest here can only be wirecodec's (transport errors are not field errors).
+func (s *auditedStream) RecvMsg(m any) error {
+	err := s.ServerStream.RecvMsg(m)
+	var br *errdefs.BadRequest
+	if err != nil && s.b != nil && errors.As(err, &br) {
+		err = s.b.AuditRefusal(s.Context(), s.rpc, m, err)
+	}
+	return err
 }
 
 // logRPC writes the one line per RPC: method, code, duration, principal, session, guest. Never arguments.
