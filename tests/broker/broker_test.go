@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
+
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/errdefs"
@@ -25,56 +28,161 @@ func clickAt(x, y int32) *agentv1.ActRequest {
 	return &agentv1.ActRequest{Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{At: &agentv1.Point{X: x, Y: y}, Button: agentv1.MouseButton_MOUSE_BUTTON_LEFT}}}
 }
 
-// TestTakeover: while a human holds the guest, every mutation is refused (and audited) and nothing moves
-// on X; observations are served; after release an old generation is refused.
+// mutationBatch is one request of every act verb the agent implements (element and browser actions are
+// refused by validation until those backends land) and a clipboard write, each valid as it stands.
+func mutationBatch() []struct {
+	verb string
+	act  *agentv1.ActRequest
+} {
+	pt := func(x, y int32) *agentv1.Point { return &agentv1.Point{X: x, Y: y} }
+	left := agentv1.MouseButton_MOUSE_BUTTON_LEFT
+	acts := []*agentv1.ActRequest{
+		{Action: &agentv1.ActRequest_MouseMove{MouseMove: &agentv1.MouseMove{To: pt(300, 300)}}},
+		clickAt(310, 310),
+		{Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{At: pt(320, 320), Button: agentv1.MouseButton_MOUSE_BUTTON_RIGHT}}},
+		{Action: &agentv1.ActRequest_MouseDown{MouseDown: &agentv1.MouseDown{At: pt(330, 330), Button: left}}},
+		{Action: &agentv1.ActRequest_MouseUp{MouseUp: &agentv1.MouseUp{At: pt(330, 330), Button: left}}},
+		{Action: &agentv1.ActRequest_Drag{Drag: &agentv1.Drag{Path: []*agentv1.Point{pt(340, 340), pt(400, 400)}, Button: left}}},
+		{Action: &agentv1.ActRequest_Scroll{Scroll: &agentv1.Scroll{At: pt(350, 350), Dy: 3}}},
+		{Action: &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: "ctrl+a"}}},
+		{Action: &agentv1.ActRequest_KeyDown{KeyDown: &agentv1.KeyDown{Combo: "shift"}}},
+		{Action: &agentv1.ActRequest_KeyUp{KeyUp: &agentv1.KeyUp{Combo: "shift"}}},
+		{Action: &agentv1.ActRequest_HoldKey{HoldKey: &agentv1.HoldKey{Combo: "alt", DurationMs: 100}}},
+		{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: "while held"}}},
+		{Action: &agentv1.ActRequest_Wait{Wait: &agentv1.Wait{DurationMs: 10}}},
+		{Action: &agentv1.ActRequest_ReleaseAll{ReleaseAll: &agentv1.ReleaseAll{}}},
+	}
+	var out []struct {
+		verb string
+		act  *agentv1.ActRequest
+	}
+	for _, a := range acts {
+		fd := a.ProtoReflect().WhichOneof(a.ProtoReflect().Descriptor().Oneofs().ByName("action"))
+		out = append(out, struct {
+			verb string
+			act  *agentv1.ActRequest
+		}{string(fd.Name()), a})
+	}
+	return append(out, struct {
+		verb string
+		act  *agentv1.ActRequest
+	}{verb: "write_clipboard"})
+}
+
+// TestTakeover: while a human holds the guest, every mutation (each act verb and a clipboard write, from
+// two sessions) is refused with CONTROL_HELD and audited as such, and nothing changes on X (pointer,
+// clipboard, keys); observations (screenshot, windows, cursor, clipboard read) are served; after release a
+// request carrying the old generation is refused with GENERATION_CHANGED.
 func TestTakeover(t *testing.T) {
-	testenv.NeedCommands(t, "Xvfb", "openbox", "xdotool")
+	testenv.NeedCommands(t, "Xvfb", "openbox", "xdotool", "xclip", "python3")
 	a := agenttest.Start(t, agenttest.Options{})
 	b := startBroker(t, map[string]string{"vm1": "unix://" + a.Socket})
 	ctx := context.Background()
 	cc := brokerv1.NewComputerServiceClient(b.Conn)
-	s := b.session(t, "vm1")
-	if _, err := cc.Act(ctx, act(&agentv1.ActRequest{Action: &agentv1.ActRequest_MouseMove{MouseMove: &agentv1.MouseMove{To: &agentv1.Point{X: 10, Y: 10}}}}, s)); err != nil {
+	sessions := []string{b.session(t, "vm1"), b.session(t, "vm1")}
+	if _, err := cc.Act(ctx, act(&agentv1.ActRequest{Action: &agentv1.ActRequest_MouseMove{MouseMove: &agentv1.MouseMove{To: &agentv1.Point{X: 10, Y: 10}}}}, sessions[0])); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cc.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: sessions[0], Request: &agentv1.WriteClipboardRequest{Text: "before takeover"}}); err != nil {
 		t.Fatal(err)
 	}
 	ctl := brokerv1.NewControlServiceClient(b.Conn)
 	if _, err := ctl.AcquireControl(ctx, &brokerv1.AcquireControlRequest{Guest: "vm1", Reason: "human at the console"}); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 20 {
-		_, err := cc.Act(ctx, act(&agentv1.ActRequest{Action: &agentv1.ActRequest_MouseMove{MouseMove: &agentv1.MouseMove{To: &agentv1.Point{X: 300 + int32(i), Y: 300}}}}, s))
-		if !errors.Is(errgrpc.FromError(err), errdefs.ErrControlHeld) {
-			t.Fatalf("mutation %d while held: %v", i, err)
+	batch := mutationBatch()
+	refused := map[string]int{} // verb -> refusals seen by the callers
+	for _, s := range sessions {
+		for _, m := range batch {
+			var err error
+			if m.act == nil {
+				_, err = cc.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: s, Request: &agentv1.WriteClipboardRequest{Text: "during takeover"}})
+			} else {
+				_, err = cc.Act(ctx, act(proto.CloneOf(m.act), s))
+			}
+			if !errors.Is(errgrpc.FromError(err), errdefs.ErrControlHeld) {
+				t.Errorf("%s while held: %v, want CONTROL_HELD", m.verb, err)
+				continue
+			}
+			refused[m.verb]++
 		}
 	}
-	out, err := a.Desktop.Command("xdotool", "getmouselocation").Output()
-	if err != nil || !strings.HasPrefix(string(out), "x:10 y:10 ") {
-		t.Errorf("pointer moved while control was held: %s %v", out, err)
-	}
-	if _, err := cc.CaptureScreenshot(ctx, &brokerv1.CaptureScreenshotRequest{SessionId: s}); err != nil {
+
+	// Observations are served while held.
+	if _, err := cc.CaptureScreenshot(ctx, &brokerv1.CaptureScreenshotRequest{SessionId: sessions[1]}); err != nil {
 		t.Errorf("screenshot while held: %v", err)
 	}
+	if _, err := cc.ListWindows(ctx, &brokerv1.ListWindowsRequest{SessionId: sessions[1]}); err != nil {
+		t.Errorf("windows while held: %v", err)
+	}
+	if _, err := cc.GetCursorPosition(ctx, &brokerv1.GetCursorPositionRequest{SessionId: sessions[1]}); err != nil {
+		t.Errorf("cursor while held: %v", err)
+	}
+	if r, err := cc.ReadClipboard(ctx, &brokerv1.ReadClipboardRequest{SessionId: sessions[1]}); err != nil || r.GetResponse().GetText() != "before takeover" {
+		t.Errorf("clipboard read while held: %q, %v", r.GetResponse().GetText(), err)
+	}
+
+	// Nothing happened on X, seen through X itself.
+	if out, err := a.Desktop.Command("xdotool", "getmouselocation").Output(); err != nil || !strings.HasPrefix(string(out), "x:10 y:10 ") {
+		t.Errorf("pointer moved while control was held: %s %v", out, err)
+	}
+	if out, err := a.Desktop.Command("xclip", "-o", "-selection", "clipboard").Output(); err != nil || string(out) != "before takeover" {
+		t.Errorf("clipboard while control was held: %q %v", out, err)
+	}
+	if out, err := a.Desktop.Command("python3", "-c", queryKeymap).Output(); err != nil || strings.TrimSpace(string(out)) != "" {
+		t.Errorf("keys down while control was held: %q %v", out, err)
+	}
+
 	rel, err := ctl.ReleaseControl(ctx, &brokerv1.ReleaseControlRequest{Guest: "vm1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := clickAt(5, 5)
 	old.Target = &agentv1.Target{Generation: rel.GetGeneration() - 1}
-	if _, err := cc.Act(ctx, act(old, s)); !errors.Is(errgrpc.FromError(err), errdefs.ErrGenerationChanged) {
+	if _, err := cc.Act(ctx, act(old, sessions[0])); !errors.Is(errgrpc.FromError(err), errdefs.ErrGenerationChanged) {
 		t.Errorf("old generation after release: %v", err)
 	}
-	recs, err := brokerv1.NewAuditServiceClient(b.Conn).ListAuditRecords(ctx, &brokerv1.ListAuditRecordsRequest{Guest: "vm1", SessionId: s, PageSize: 1000})
-	if err != nil {
-		t.Fatal(err)
+	cur := clickAt(5, 5)
+	cur.Target = &agentv1.Target{Generation: rel.GetGeneration()}
+	if _, err := cc.Act(ctx, act(cur, sessions[0])); err != nil {
+		t.Errorf("current generation after release: %v", err)
 	}
-	held := 0
-	for _, r := range recs.GetRecords() {
-		if r.GetReason() == "CONTROL_HELD" {
-			held++
+
+	// Every refusal is audited as CONTROL_HELD, verb by verb, and nothing of the batch was sent (no intent).
+	audited := map[string]int{}
+	for _, s := range sessions {
+		recs, err := brokerv1.NewAuditServiceClient(b.Conn).ListAuditRecords(ctx, &brokerv1.ListAuditRecordsRequest{Guest: "vm1", SessionId: s, PageSize: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs.GetRecords() {
+			if r.GetReason() != "CONTROL_HELD" {
+				continue
+			}
+			if r.GetPhase() != brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE {
+				t.Errorf("audit seq %d: CONTROL_HELD in phase %v", r.GetSeq(), r.GetPhase())
+			}
+			verb := "write_clipboard"
+			if strings.HasSuffix(r.GetRpc(), "/Act") {
+				verb = "?"
+				for _, m := range batch {
+					if _, ok := r.GetArgs().GetFields()[m.verb]; ok {
+						verb = m.verb
+					}
+				}
+			}
+			audited[verb]++
 		}
 	}
-	if held != 20 {
-		t.Errorf("audit log has %d CONTROL_HELD refusals, want 20", held)
+	want := map[string]int{}
+	for _, m := range batch {
+		want[m.verb] += len(sessions)
+	}
+	if diff := cmp.Diff(want, refused); diff != "" {
+		t.Errorf("CONTROL_HELD refusals (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, audited); diff != "" {
+		t.Errorf("audited CONTROL_HELD refusals (-want +got):\n%s", diff)
 	}
 }
 
