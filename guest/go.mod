@@ -16,6 +16,7 @@ require (
 )
 
 require (
+	github.com/godbus/dbus/v5 v5.2.2 // indirect
 	github.com/mdlayher/socket v0.8.0 // indirect
 	github.com/mdlayher/vsock v1.4.0 // indirect
 	golang.org/x/net v0.62.0 // indirect

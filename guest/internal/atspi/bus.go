@@ -1,0 +1,235 @@
+// Package atspi reads and drives desktop applications through AT-SPI, speaking D-Bus directly (godbus) on the
+// accessibility bus: it lists the applications, snapshots their trees in one call (one Cache.GetItems per app,
+// then pipelined calls with bounded concurrency), keeps the snapshots so element refs resolve only while they
+// are valid, and performs element actions after checking the element again (compare and act).
+//
+// The backend reaches the accessibility bus through the session bus named by DBUS_SESSION_BUS_ADDRESS (or
+// Options.SessionBus): org.a11y.Bus.GetAddress gives its address, and org.a11y.Status.IsEnabled is set to true so
+// toolkits export their trees.
+package atspi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
+)
+
+// Defaults, each with the reason for its value.
+const (
+	// DefaultCallTimeout bounds one D-Bus call: a toolkit answers in microseconds to milliseconds, and an app
+	// that has not answered in 2 s is busy or hung; the snapshot then says so rather than waiting.
+	DefaultCallTimeout = 2 * time.Second
+	// DefaultSnapshotTimeout bounds a whole snapshot: 20000 nodes take well under a second when the app
+	// answers; past this the snapshot is returned cut, with the reason.
+	DefaultSnapshotTimeout = 10 * time.Second
+	// DefaultInFlight bounds the calls outstanding at once during a snapshot: enough to hide the round trip
+	// through the bus daemon, few enough not to flood an app's main loop.
+	DefaultInFlight = 128
+	// DefaultLaunchTimeout is how long a launched app may take to appear on the bus (GetAppRequest says 10 s).
+	DefaultLaunchTimeout = 10 * time.Second
+)
+
+// D-Bus names of AT-SPI.
+const (
+	registryName  = "org.a11y.atspi.Registry"
+	rootPath      = dbus.ObjectPath("/org/a11y/atspi/accessible/root")
+	cachePath     = dbus.ObjectPath("/org/a11y/atspi/cache")
+	ifAccessible  = "org.a11y.atspi.Accessible"
+	ifApplication = "org.a11y.atspi.Application"
+	ifComponent   = "org.a11y.atspi.Component"
+	ifText        = "org.a11y.atspi.Text"
+	ifEditable    = "org.a11y.atspi.EditableText"
+	ifValue       = "org.a11y.atspi.Value"
+	ifAction      = "org.a11y.atspi.Action"
+	ifProperties  = "org.freedesktop.DBus.Properties"
+	coordScreen   = uint32(0) // ATSPI_COORD_TYPE_SCREEN
+)
+
+// Options configures Open.
+type Options struct {
+	// SessionBus is the session bus address; empty means $DBUS_SESSION_BUS_ADDRESS.
+	SessionBus string
+	// Generation is the guest generation snapshots belong to.
+	Generation uint64
+	// Click clicks the left button once at a root-window point: the pointer fallback of element_click for an
+	// element with no click-like action. Nil makes that fallback fail with CAPABILITY_UNAVAILABLE.
+	Click func(ctx context.Context, x, y int32) error
+	// CallTimeout, SnapshotTimeout and InFlight override the defaults above when non-zero.
+	CallTimeout     time.Duration
+	SnapshotTimeout time.Duration
+	InFlight        int
+	Logger          *slog.Logger
+}
+
+// Backend is a connection to the accessibility bus with the snapshots taken through it. It is safe for
+// concurrent use; element actions are serialized by the caller (the agent's mutation queue).
+type Backend struct {
+	conn    *dbus.Conn
+	session string
+	opts    Options
+	log     *slog.Logger
+	store   *store
+	// nonce makes snapshot ids of this process unlike those of any earlier one, so a ref kept across an agent
+	// restart never resolves against a new snapshot that happens to reuse its number.
+	nonce string
+
+	mu   sync.Mutex
+	pids map[string]int32 // bus name -> pid; a unique bus name is never reused by the daemon
+}
+
+// Open connects to the accessibility bus and enables accessibility (org.a11y.Status.IsEnabled).
+func Open(ctx context.Context, opts Options) (*Backend, error) {
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
+	if opts.SnapshotTimeout <= 0 {
+		opts.SnapshotTimeout = DefaultSnapshotTimeout
+	}
+	if opts.InFlight <= 0 {
+		opts.InFlight = DefaultInFlight
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	session := opts.SessionBus
+	if session == "" {
+		session = os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	}
+	if session == "" {
+		return nil, fmt.Errorf("atspi: no session bus (DBUS_SESSION_BUS_ADDRESS is unset): %w", errdefs.ErrCapabilityUnavailable)
+	}
+	sc, err := dbus.Connect(session, dbus.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("atspi: session bus: %v: %w", err, errdefs.ErrCapabilityUnavailable)
+	}
+	defer sc.Close()
+	cctx, cancel := context.WithTimeout(ctx, opts.CallTimeout)
+	defer cancel()
+	bus := sc.Object("org.a11y.Bus", "/org/a11y/bus")
+	var addr string
+	if err := bus.CallWithContext(cctx, "org.a11y.Bus.GetAddress", 0).Store(&addr); err != nil {
+		return nil, fmt.Errorf("atspi: org.a11y.Bus.GetAddress: %v: %w", err, errdefs.ErrCapabilityUnavailable)
+	}
+	// Toolkits and screen readers watch IsEnabled; GTK exports its tree regardless, Chromium and Qt only
+	// when it is true.
+	if err := bus.CallWithContext(cctx, ifProperties+".Set", 0, "org.a11y.Status", "IsEnabled", dbus.MakeVariant(true)).Err; err != nil {
+		log.Warn("set org.a11y.Status.IsEnabled", "error", err)
+	}
+	conn, err := dbus.Connect(addr, dbus.WithContext(context.Background()))
+	if err != nil {
+		return nil, fmt.Errorf("atspi: accessibility bus %s: %v: %w", addr, err, errdefs.ErrCapabilityUnavailable)
+	}
+	var nonce [4]byte
+	_, _ = rand.Read(nonce[:])
+	return &Backend{conn: conn, session: session, opts: opts, log: log, store: newStore(),
+		nonce: hex.EncodeToString(nonce[:]), pids: map[string]int32{}}, nil
+}
+
+// Close closes the connection.
+func (b *Backend) Close() error { return b.conn.Close() }
+
+// Available reports whether the backend can work, and why not.
+func (b *Backend) Available() (bool, string) {
+	if !b.conn.Connected() {
+		return false, "accessibility bus connection closed"
+	}
+	return true, ""
+}
+
+// call makes one D-Bus call bounded by the per-call timeout.
+func (b *Backend) call(ctx context.Context, dest string, path dbus.ObjectPath, method string, args ...any) *dbus.Call {
+	ctx, cancel := context.WithTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
+	return b.conn.Object(dest, path).CallWithContext(ctx, method, 0, args...)
+}
+
+// errGone reports whether err says the object or its application no longer exists.
+func errGone(err error) (objectGone, appGone bool) {
+	var de dbus.Error
+	if errors.As(err, &de) {
+		switch de.Name {
+		case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
+			return true, true
+		case "org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.DBus.Error.UnknownMethod",
+			"org.freedesktop.DBus.Error.UnknownInterface":
+			return true, false
+		}
+	}
+	return false, false
+}
+
+// classify wraps a D-Bus call error in the errdefs class that says what happened: a vanished object is a
+// stale ref, a vanished app a gone target, a deadline a timeout.
+func classify(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	obj, app := errGone(err)
+	switch {
+	case app:
+		return fmt.Errorf("%s: application left the bus: %w", what, errdefs.ErrTargetGone)
+	case obj:
+		return fmt.Errorf("%s: element no longer exists: %w", what, errdefs.ErrStaleRef)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s: application did not answer in time: %w", what, errdefs.ErrTimeout)
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("%s: %w", what, errdefs.ErrInterrupted)
+	}
+	return fmt.Errorf("%s: %v: %w", what, err, errdefs.ErrInternal)
+}
+
+// roleName is the AT-SPI name of a role value.
+func roleName(r uint32) string {
+	if int(r) < len(roleNames) {
+		return roleNames[r]
+	}
+	return fmt.Sprintf("role %d", r)
+}
+
+// stateList names the states set in an AT-SPI state set (two 32-bit words).
+func stateList(s []uint32) []string {
+	var out []string
+	for w, word := range s {
+		for bit := 0; bit < 32 && word != 0; bit++ {
+			if word&(1<<bit) == 0 {
+				continue
+			}
+			i := w*32 + bit
+			if i > 0 && i < len(stateNames) {
+				out = append(out, stateNames[i])
+			}
+		}
+	}
+	return out
+}
+
+// Well-known state bits.
+const (
+	stateDefunct   = 6
+	stateEditable  = 7
+	stateFocusable = 11
+	stateFocused   = 12
+	stateSensitive = 24
+	stateShowing   = 25
+	stateVisible   = 30
+)
+
+func hasState(s [2]uint32, bit int) bool { return s[bit/32]&(1<<(bit%32)) != 0 }
+
+// rect is an agentv1.Rect from AT-SPI extents.
+func rect(x, y, w, h int32) *agentv1.Rect { return &agentv1.Rect{X: x, Y: y, Width: w, Height: h} }
+
+// cleanName trims what toolkits pad names with.
+func cleanName(s string) string { return strings.TrimSpace(s) }

@@ -1,0 +1,115 @@
+package atspi
+
+import (
+	"fmt"
+	"sync"
+
+	"glovebox.dev/shared/errdefs"
+)
+
+// Store bounds.
+const (
+	// maxTargets bounds the targets (app or app window) whose newest snapshot is kept with its elements.
+	maxTargets = 256
+	// maxSuperseded bounds the ids remembered as superseded, so an old ref gets SNAPSHOT_SUPERSEDED rather
+	// than "unknown snapshot" for a long while.
+	maxSuperseded = 4096
+)
+
+// element is what a ref resolves to: the accessible and the facts compare-and-act checks.
+type element struct {
+	ref     objRef
+	role    string
+	name    string
+	actions []string
+	ifaces  ifaces
+}
+
+// snapshot is a stored snapshot: its target and its elements by ref.
+type snapshot struct {
+	id       string
+	app      appRef
+	windowID string
+	elements map[string]*element
+}
+
+// key is the snapshot's target: refs resolve only while their snapshot is the newest for it.
+func (s *snapshot) key() string { return s.app.id() + "/" + s.app.bus + "/" + s.windowID }
+
+// store keeps the newest snapshot of each target and remembers superseded ids.
+type store struct {
+	mu         sync.Mutex
+	seq        uint64
+	newest     map[string]*snapshot // by target key
+	byID       map[string]*snapshot
+	order      []string          // target keys, oldest first
+	superseded map[string]string // id -> the id that replaced it
+	oldOrder   []string
+}
+
+func newStore() *store {
+	return &store{newest: map[string]*snapshot{}, byID: map[string]*snapshot{}, superseded: map[string]string{}}
+}
+
+// next returns a new snapshot number.
+func (s *store) next() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	return s.seq
+}
+
+// put makes snap the newest snapshot of its target; the previous one is superseded.
+func (s *store) put(snap *snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := snap.key()
+	if prev, ok := s.newest[k]; ok {
+		s.retire(prev, snap.id)
+	} else {
+		s.order = append(s.order, k)
+		if len(s.order) > maxTargets {
+			old := s.order[0]
+			s.order = s.order[1:]
+			s.retire(s.newest[old], "")
+			delete(s.newest, old)
+		}
+	}
+	s.newest[k] = snap
+	s.byID[snap.id] = snap
+}
+
+// retire forgets prev's elements and remembers its id as superseded by next ("" when evicted).
+func (s *store) retire(prev *snapshot, next string) {
+	if prev == nil {
+		return
+	}
+	delete(s.byID, prev.id)
+	s.superseded[prev.id] = next
+	s.oldOrder = append(s.oldOrder, prev.id)
+	if len(s.oldOrder) > maxSuperseded {
+		delete(s.superseded, s.oldOrder[0])
+		s.oldOrder = s.oldOrder[1:]
+	}
+}
+
+// resolve finds a ref of a snapshot that is still the newest for its target.
+func (s *store) resolve(snapID, ref string) (*snapshot, *element, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap, ok := s.byID[snapID]
+	if !ok {
+		if next, old := s.superseded[snapID]; old {
+			if next == "" {
+				return nil, nil, fmt.Errorf("snapshot %s is too old: take a new snapshot: %w", snapID, errdefs.ErrSnapshotSuperseded)
+			}
+			return nil, nil, fmt.Errorf("snapshot %s was superseded by %s: use refs from the newest snapshot: %w", snapID, next, errdefs.ErrSnapshotSuperseded)
+		}
+		return nil, nil, fmt.Errorf("snapshot %s is unknown to this agent (taken before it restarted?): take a new snapshot: %w", snapID, errdefs.ErrStaleRef)
+	}
+	el, ok := snap.elements[ref]
+	if !ok {
+		return nil, nil, fmt.Errorf("snapshot %s has no element %s: %w", snapID, ref, errdefs.ErrStaleRef)
+	}
+	return snap, el, nil
+}
