@@ -59,9 +59,12 @@ func target(v *errdefs.Violations, field string, t *agentv1.Target) {
 		if k.Window.GetWindowId() == 0 {
 			v.Addf(field+".window.window_id", "required")
 		}
+	case *agentv1.Target_Tab:
+		tabTarget(v, field+".tab", k.Tab)
 	default:
 		v.Addf(field, "unknown target kind %T", k)
 	}
+	id(v, field+".snapshot_id", t.GetSnapshotId(), false)
 }
 
 func action(v *errdefs.Violations, r *agentv1.ActRequest) {

@@ -157,6 +157,11 @@ func TestPathsAgreeWithValidate(t *testing.T) {
 		{&agentv1.WriteClipboardRequest{}, func(m proto.Message) error { return validate.WriteClipboard(m.(*agentv1.WriteClipboardRequest)) }},
 		{&agentv1.CaptureScreenshotRequest{}, func(m proto.Message) error { return validate.CaptureScreenshot(m.(*agentv1.CaptureScreenshotRequest)) }},
 		{&agentv1.WatchScreenRequest{}, func(m proto.Message) error { return validate.WatchScreen(m.(*agentv1.WatchScreenRequest)) }},
+		{&agentv1.GetBrowserRequest{}, func(m proto.Message) error { return validate.GetBrowser(m.(*agentv1.GetBrowserRequest)) }},
+		{&agentv1.ListTabsRequest{}, func(m proto.Message) error { return validate.ListTabs(m.(*agentv1.ListTabsRequest)) }},
+		{&agentv1.SnapshotTabRequest{}, func(m proto.Message) error { return validate.SnapshotTab(m.(*agentv1.SnapshotTabRequest)) }},
+		{&agentv1.ExtractRequest{}, func(m proto.Message) error { return validate.Extract(m.(*agentv1.ExtractRequest)) }},
+		{&agentv1.CaptureTabRequest{}, func(m proto.Message) error { return validate.CaptureTab(m.(*agentv1.CaptureTabRequest)) }},
 	}
 	// Long enough to break every length bound too, so validate reports fields it checks by length only.
 	const n = 300
