@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,7 +20,8 @@ import (
 const crashHelperEnv = "GLOVEBOX_AUDIT_CRASH_DIR"
 
 // crashHelper opens the log named by crashHelperEnv and appends from 8 goroutines forever, printing each
-// acknowledged seq on its own line (one write each, so a kill never splits a line).
+// acknowledged seq on its own line (one write each, so a kill never splits a line); 2 more goroutines
+// append with AppendWritten (as the broker does for observations) and print "w <seq>".
 func crashHelper() {
 	l, err := Open(os.Getenv(crashHelperEnv), testKey, Options{RotateBytes: 16 << 10})
 	if err != nil {
@@ -41,11 +43,27 @@ func crashHelper() {
 			}
 		}()
 	}
+	for w := range 2 {
+		go func() {
+			for i := 0; ; i++ {
+				seq, err := l.AppendWritten(context.Background(), clickRecord("vm1", fmt.Sprintf("o%d", w), i))
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "append written:", err)
+					os.Exit(3)
+				}
+				mu.Lock()
+				os.Stdout.WriteString("w " + strconv.FormatUint(seq, 10) + "\n")
+				mu.Unlock()
+			}
+		}()
+	}
 	select {}
 }
 
 // TestCrashSafety kills a child appending under load with SIGKILL at random moments, 24 times over the same
-// directory, and checks after each kill that every acknowledged seq is in the log and the chain verifies.
+// directory, and checks after each kill that every acknowledged seq is in the log and the chain verifies,
+// and that a record AppendWritten returned is in the log when a later durable Append was acknowledged (it
+// precedes that record in the file, so the same fsync covered it).
 func TestCrashSafety(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
@@ -69,12 +87,19 @@ func TestCrashSafety(t *testing.T) {
 		}
 		first := make(chan struct{})
 		readDone := make(chan []uint64)
+		var written []uint64 // AppendWritten seqs, printed before readDone is sent
 		go func() {
 			var seqs []uint64
 			sc := bufio.NewScanner(stdout)
 			for sc.Scan() {
-				seq, err := strconv.ParseUint(sc.Text(), 10, 64)
+				line := sc.Text()
+				w := strings.HasPrefix(line, "w ")
+				seq, err := strconv.ParseUint(strings.TrimPrefix(line, "w "), 10, 64)
 				if err != nil {
+					continue
+				}
+				if w {
+					written = append(written, seq)
 					continue
 				}
 				if len(seqs) == 0 {
@@ -118,9 +143,18 @@ func TestCrashSafety(t *testing.T) {
 		if err := Scan(dir, "vm1", 1, func(r *brokerv1.AuditRecord) error { present[r.GetSeq()] = true; return nil }); err != nil {
 			t.Fatal(err)
 		}
+		var maxAcked uint64
+		for _, s := range seqs {
+			maxAcked = max(maxAcked, s)
+		}
 		for s := range acked {
 			if !present[s] {
 				t.Fatalf("round %d: acknowledged seq %d is not in the log", round, s)
+			}
+		}
+		for _, s := range written {
+			if s < maxAcked && !present[s] {
+				t.Fatalf("round %d: written seq %d is not in the log, though seq %d after it was acknowledged", round, s, maxAcked)
 			}
 		}
 		if rep.LastSeq < lastSeq {

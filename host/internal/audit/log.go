@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
@@ -37,6 +38,16 @@ type Options struct {
 	Observer Observer
 	// Logger receives write errors and recovery notes (never record contents); nil: discard.
 	Logger *slog.Logger
+	// BlockingSync makes every writer call fdatasync itself, even while another guest's sync is under way,
+	// instead of handing the concurrent ones to Linux AIO (see the package doc, "Durability and speed"); for
+	// comparison benchmarks. Platforms without AIO fsync always sync this way.
+	BlockingSync bool
+}
+
+// syncer makes a file's written data durable.
+type syncer interface {
+	datasync(f *os.File) error
+	close()
 }
 
 // Observer receives the log's metrics. Calls come from the guest's writer goroutine and must not block.
@@ -55,6 +66,9 @@ type Log struct {
 	dir  string
 	key  Key
 	opts Options
+
+	sync     syncer       // nil: fdatasync in the writer goroutine
+	inflight atomic.Int32 // syncs under way
 
 	mu     sync.Mutex
 	guests map[string]*guestLog
@@ -95,6 +109,9 @@ func Open(dir string, key Key, opts Options) (*Log, error) {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
 	l := &Log{dir: dir, key: key, opts: opts, guests: map[string]*guestLog{}}
+	if !opts.BlockingSync {
+		l.sync = newSyncer()
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
@@ -112,6 +129,21 @@ func Open(dir string, key Key, opts Options) (*Log, error) {
 		g.start()
 	}
 	return l, nil
+}
+
+// datasync makes f's written data durable. With an AIO syncer, the first sync in flight in this Log runs
+// as a plain fdatasync in the calling writer goroutine (lowest latency for a lone append), and any sync that
+// starts while another is in flight goes through AIO, so that at most one P is ever held by a blocking
+// fdatasync (see aioSyncer).
+func (l *Log) datasync(f *os.File) error {
+	if l.sync == nil {
+		return datasync(f)
+	}
+	defer l.inflight.Add(-1)
+	if l.inflight.Add(1) == 1 {
+		return datasync(f)
+	}
+	return l.sync.datasync(f)
 }
 
 // Redact is Redact with the log's key.
@@ -174,21 +206,7 @@ func (l *Log) guest(name string, create bool) (*guestLog, error) {
 // or a write fails after part of a batch reached a rotated file, it may still be in the log (the chain stays
 // valid either way). A failed write makes the next batch recover the guest's files from disk first.
 func (l *Log) Append(ctx context.Context, rec *brokerv1.AuditRecord) (uint64, error) {
-	if rec == nil {
-		return 0, fmt.Errorf("audit: nil record: %w", errdefs.ErrInvalidArgument)
-	}
-	g, err := l.guest(rec.GetGuest(), true)
-	if err != nil {
-		return 0, err
-	}
-	if rec.Time == nil {
-		rec.Time = timestamppb.Now()
-	}
-	enc, err := preencode(rec)
-	if err != nil {
-		return 0, fmt.Errorf("audit record: %w: %w", errdefs.ErrInvalidArgument, err)
-	}
-	b, err := g.enqueue(rec, enc)
+	b, err := l.enqueue(rec)
 	if err != nil {
 		return 0, err
 	}
@@ -201,6 +219,47 @@ func (l *Log) Append(ctx context.Context, rec *brokerv1.AuditRecord) (uint64, er
 		return 0, b.err
 	}
 	return rec.GetSeq(), nil
+}
+
+// AppendWritten is Append for records whose answer need not wait for the disk (the broker's observations,
+// see the package doc): it returns once rec is written to the guest's file in chain order, with its seq,
+// prev_hash and hash assigned, and leaves making it durable to the group commit already under way (nobody
+// waits for that fsync). Every record appended to the guest after it, and so every later mutation's intent,
+// lands behind it in the file and is durable only once it is. A crash before that fsync can lose it, and its
+// seq is then given to the next record. List and Watch show it once it is durable; List waits for that.
+func (l *Log) AppendWritten(ctx context.Context, rec *brokerv1.AuditRecord) (uint64, error) {
+	b, err := l.enqueue(rec)
+	if err != nil {
+		return 0, err
+	}
+	select {
+	case <-b.written:
+	case <-ctx.Done():
+		return 0, fmt.Errorf("audit append: %w", ctx.Err())
+	}
+	if b.writeErr != nil {
+		return 0, b.writeErr
+	}
+	return rec.GetSeq(), nil
+}
+
+// enqueue checks and encodes rec and queues it for its guest's writer.
+func (l *Log) enqueue(rec *brokerv1.AuditRecord) (*batch, error) {
+	if rec == nil {
+		return nil, fmt.Errorf("audit: nil record: %w", errdefs.ErrInvalidArgument)
+	}
+	g, err := l.guest(rec.GetGuest(), true)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Time == nil {
+		rec.Time = timestamppb.Now()
+	}
+	enc, err := preencode(rec)
+	if err != nil {
+		return nil, fmt.Errorf("audit record: %w: %w", errdefs.ErrInvalidArgument, err)
+	}
+	return g.enqueue(rec, enc)
 }
 
 // Close writes what is queued, stops the writers, ends every watcher and closes the files. Appends after
@@ -220,6 +279,9 @@ func (l *Log) Close() error {
 	var errs []error
 	for _, g := range guests {
 		errs = append(errs, g.stop())
+	}
+	if l.sync != nil {
+		l.sync.close()
 	}
 	return errors.Join(errs...)
 }

@@ -48,6 +48,7 @@ func (l *Log) List(guest string, filter Filter, pageSize int, pageToken string) 
 		}
 		from = max(from, t)
 	}
+	g.waitPending()
 	g.mu.Lock()
 	to, segs := g.durable, g.segs
 	g.mu.Unlock()
@@ -71,6 +72,17 @@ func (l *Log) List(guest string, filter Filter, pageSize int, pageToken string) 
 		return nil, "", fmt.Errorf("audit log of guest %q: %w", guest, err)
 	}
 	return out, next, nil
+}
+
+// waitPending waits until what was written when it was called is durable (or failed), so that List shows
+// a record AppendWritten returned: at most the fsync under way.
+func (g *guestLog) waitPending() {
+	g.mu.Lock()
+	b := g.pending
+	g.mu.Unlock()
+	if b != nil {
+		<-b.done
+	}
 }
 
 // scanRecords calls fn for each parsable record with from <= seq <= to. Lines that do not parse are

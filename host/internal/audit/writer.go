@@ -15,12 +15,15 @@ import (
 )
 
 // batch is the group of records one commit writes: every Append that arrived while the previous commit
-// was running. done is closed once all of them are durable, or err says why not.
+// was running. written is closed once all of them are written to the file in order (seq, prev_hash and hash
+// assigned), or writeErr says why not; done is closed once all of them are durable, or err says why not.
 type batch struct {
-	recs []*brokerv1.AuditRecord
-	enc  []encoded
-	err  error
-	done chan struct{}
+	recs     []*brokerv1.AuditRecord
+	enc      []encoded
+	writeErr error
+	written  chan struct{}
+	err      error
+	done     chan struct{}
 }
 
 // guestLog is one guest's chain: its files, its writer goroutine and its watchers.
@@ -38,6 +41,7 @@ type guestLog struct {
 	closed      bool
 	durable     uint64 // last durable seq
 	durableHash string
+	pending     *batch    // the last batch written but not yet durable (nil: none)
 	segs        []segment // files, ascending first seq
 	subs        map[*subscriber]struct{}
 
@@ -75,7 +79,7 @@ func (g *guestLog) enqueue(rec *brokerv1.AuditRecord, enc encoded) (*batch, erro
 	}
 	b := g.cur
 	if b == nil {
-		b = &batch{done: make(chan struct{})}
+		b = &batch{written: make(chan struct{}), done: make(chan struct{})}
 		g.cur = b
 		select {
 		case g.wake <- struct{}{}:
@@ -132,9 +136,17 @@ func (g *guestLog) run() {
 	g.mu.Unlock()
 }
 
-// commit writes and fsyncs a batch, then publishes it to watchers and acknowledges it.
+// commit writes and fsyncs a batch, then publishes it to watchers and acknowledges it. Those who only wait
+// for the batch to be written (AppendWritten) are released between the write and the fsync.
 func (g *guestLog) commit(b *batch) {
 	defer close(b.done)
+	wrote := false
+	defer func() {
+		if !wrote {
+			b.writeErr = b.err
+			close(b.written)
+		}
+	}()
 	fail := func(err error) {
 		b.err = fmt.Errorf("audit log of guest %q: %w: %w", g.name, errdefs.ErrUnavailable, err)
 		g.l.opts.Logger.Error("audit write failed", "guest", g.name, "records", len(b.recs), "err", err)
@@ -163,8 +175,13 @@ func (g *guestLog) commit(b *batch) {
 		fail(err)
 		return
 	}
+	g.mu.Lock()
+	g.pending = b
+	g.mu.Unlock()
+	wrote = true
+	close(b.written)
 	start := time.Now()
-	if err := datasync(g.f); err != nil {
+	if err := g.l.datasync(g.f); err != nil {
 		fail(err)
 		return
 	}
@@ -182,7 +199,7 @@ func (g *guestLog) rotate(tail []byte, seq uint64) error {
 		if _, err := g.f.Write(tail); err != nil {
 			return err
 		}
-		if err := datasync(g.f); err != nil {
+		if err := g.l.datasync(g.f); err != nil {
 			return err
 		}
 		g.f.Close()
@@ -231,6 +248,7 @@ func (g *guestLog) publish(recs []*brokerv1.AuditRecord) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.durable, g.durableHash = last.GetSeq(), last.GetHash()
+	g.pending = nil
 	if len(g.subs) == 0 {
 		return
 	}
@@ -302,6 +320,7 @@ func (g *guestLog) recover() error {
 	g.mu.Lock()
 	g.segs = segs
 	g.durable, g.durableHash = g.next-1, g.last
+	g.pending = nil
 	g.mu.Unlock()
 	return nil
 }
