@@ -91,10 +91,11 @@ func (b *Broker) refuse(ctx context.Context, cl *call, err error) error {
 }
 
 // observe runs an observation: straight to the guest (concurrently with everything else), then one
-// COMPLETE record.
+// COMPLETE record, answered once it is written in order, not once it is durable (see WrittenAuditor; the
+// next fsync of the guest's log, at the latest the one of the next mutation's intent, makes it durable).
 func (b *Broker) observe(ctx context.Context, cl *call, send func(ctx context.Context, c guestClients) error) (uint64, error) {
 	err := cl.s.guest.conn.Call(ctx, 0, send)
-	seq, aerr := b.appendAudit(ctx, b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, err))
+	seq, aerr := b.appendObservation(ctx, b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, err))
 	if err != nil {
 		return 0, err
 	}
