@@ -129,6 +129,19 @@ func (g Gates) CheckAct(r *agentv1.ActRequest) error {
 		button = a.Drag.GetButton()
 	case *agentv1.ActRequest_Type:
 		return g.CheckText("request.action.type.text", a.Type.GetText())
+	case *agentv1.ActRequest_PageType:
+		return g.CheckText("request.action.page_type.text", a.PageType.GetText())
+	case *agentv1.ActRequest_Fill:
+		return g.CheckText("request.action.fill.text", a.Fill.GetText())
+	case *agentv1.ActRequest_SetValue:
+		return g.CheckText("request.action.set_value.value", a.SetValue.GetValue())
+	case *agentv1.ActRequest_ElementSetValue:
+		return g.CheckText("request.action.element_set_value.text", a.ElementSetValue.GetText())
+	case *agentv1.ActRequest_Paste:
+		if err := g.CheckText("request.action.paste.text", a.Paste.GetText()); err != nil {
+			return err
+		}
+		return g.CheckText("request.action.paste.html", a.Paste.GetHtml())
 	}
 	if g.Buttons[button] {
 		return fmt.Errorf("%s button needs confirm: %w", strings.ToLower(strings.TrimPrefix(button.String(), "MOUSE_BUTTON_")), errdefs.ErrConfirmationRequired)

@@ -2,9 +2,11 @@ package policy
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
 )
 
@@ -54,5 +56,36 @@ func TestBucket(t *testing.T) {
 	}
 	if err := NewBucket(-1, 0).Take(now); err != nil {
 		t.Errorf("unlimited bucket refused: %v", err)
+	}
+}
+
+// TestCheckActTexts: every act verb that carries text a person could type (type, page_type, fill,
+// set_value, element_set_value, paste text and html) passes the secret gate, naming its field.
+func TestCheckActTexts(t *testing.T) {
+	const secret = "password=hunter22"
+	g := NewGates(nil, true)
+	tests := []struct {
+		field string
+		req   *agentv1.ActRequest
+	}{
+		{"request.action.type.text", &agentv1.ActRequest{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: secret}}}},
+		{"request.action.page_type.text", &agentv1.ActRequest{Action: &agentv1.ActRequest_PageType{PageType: &agentv1.PageType{Text: secret}}}},
+		{"request.action.fill.text", &agentv1.ActRequest{Action: &agentv1.ActRequest_Fill{Fill: &agentv1.Fill{Text: secret}}}},
+		{"request.action.set_value.value", &agentv1.ActRequest{Action: &agentv1.ActRequest_SetValue{SetValue: &agentv1.SetValue{Value: secret}}}},
+		{"request.action.element_set_value.text", &agentv1.ActRequest{Action: &agentv1.ActRequest_ElementSetValue{ElementSetValue: &agentv1.ElementSetValue{Value: &agentv1.ElementSetValue_Text{Text: secret}}}}},
+		{"request.action.paste.text", &agentv1.ActRequest{Action: &agentv1.ActRequest_Paste{Paste: &agentv1.Paste{Text: secret}}}},
+		{"request.action.paste.html", &agentv1.ActRequest{Action: &agentv1.ActRequest_Paste{Paste: &agentv1.Paste{Text: "hello", Html: "<b>" + secret + "</b>"}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.field, func(t *testing.T) {
+			err := g.CheckAct(tc.req)
+			if !errors.Is(err, errdefs.ErrConfirmationRequired) || !strings.HasPrefix(err.Error(), tc.field+" ") || strings.Contains(err.Error(), "hunter22") {
+				t.Errorf("unconfirmed: %v, want CONFIRMATION_REQUIRED naming %s without the text", err, tc.field)
+			}
+			tc.req.Confirm = true
+			if err := g.CheckAct(tc.req); err != nil {
+				t.Errorf("confirmed: %v", err)
+			}
+		})
 	}
 }
