@@ -28,14 +28,18 @@ func clickAt(x, y int32) *agentv1.ActRequest {
 	return &agentv1.ActRequest{Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{At: &agentv1.Point{X: x, Y: y}, Button: agentv1.MouseButton_MOUSE_BUTTON_LEFT}}}
 }
 
-// mutationBatch is one request of every act verb the agent implements (element and browser actions are
-// refused by validation until those backends land) and a clipboard write, each valid as it stands.
+// mutationBatch is one request of every desktop act verb, representatives of the browser page family (with
+// made-up browser and tab ids: control is checked before anything reaches the guest) and a clipboard write,
+// each valid as it stands. Accessibility element actions are missing: shared/validate refuses them
+// ("element actions are not validated yet") before control is checked; add them when it checks them.
 func mutationBatch() []struct {
 	verb string
 	act  *agentv1.ActRequest
 } {
 	pt := func(x, y int32) *agentv1.Point { return &agentv1.Point{X: x, Y: y} }
 	left := agentv1.MouseButton_MOUSE_BUTTON_LEFT
+	tab := &agentv1.TabRef{BrowserId: "chrome-9222", TabId: "tab-1"}
+	sel := &agentv1.Locator{Kind: &agentv1.Locator_Selector{Selector: "#q"}}
 	acts := []*agentv1.ActRequest{
 		{Action: &agentv1.ActRequest_MouseMove{MouseMove: &agentv1.MouseMove{To: pt(300, 300)}}},
 		clickAt(310, 310),
@@ -51,6 +55,9 @@ func mutationBatch() []struct {
 		{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: "while held"}}},
 		{Action: &agentv1.ActRequest_Wait{Wait: &agentv1.Wait{DurationMs: 10}}},
 		{Action: &agentv1.ActRequest_ReleaseAll{ReleaseAll: &agentv1.ReleaseAll{}}},
+		{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: tab, Url: "https://example.com/"}}},
+		{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: tab, Locator: sel}}},
+		{Action: &agentv1.ActRequest_Fill{Fill: &agentv1.Fill{Tab: tab, Locator: sel, Text: "while held"}}},
 	}
 	var out []struct {
 		verb string
