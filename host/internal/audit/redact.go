@@ -23,6 +23,17 @@ var textFields = map[protoreflect.FullName]bool{
 	"glovebox.agent.v1.TypeText.text":              true,
 	"glovebox.agent.v1.WriteClipboardRequest.text": true,
 	"glovebox.agent.v1.ReadClipboardResponse.text": true,
+	"glovebox.agent.v1.ElementSetValue.text":       true,
+	"glovebox.agent.v1.Fill.text":                  true,
+	"glovebox.agent.v1.PageType.text":              true,
+	"glovebox.agent.v1.Paste.text":                 true,
+	"glovebox.agent.v1.Paste.html":                 true,
+	"glovebox.agent.v1.SetValue.value":             true,
+	"glovebox.agent.v1.ActResponse.value":          true,
+	// A text match names text on the screen the caller wants selected, which may be what was typed before.
+	"glovebox.agent.v1.TextMatch.prefix": true,
+	"glovebox.agent.v1.TextMatch.text":   true,
+	"glovebox.agent.v1.TextMatch.suffix": true,
 }
 
 // safeFields are string fields known not to carry typed or copied text, kept in clear even when longer than

@@ -24,7 +24,17 @@ import (
 // string, so a rename in the .proto cannot silently turn redaction off.
 func TestRedactTextFields(t *testing.T) {
 	want := []string{
+		"glovebox.agent.v1.ActResponse.value",
+		"glovebox.agent.v1.ElementSetValue.text",
+		"glovebox.agent.v1.Fill.text",
+		"glovebox.agent.v1.PageType.text",
+		"glovebox.agent.v1.Paste.html",
+		"glovebox.agent.v1.Paste.text",
 		"glovebox.agent.v1.ReadClipboardResponse.text",
+		"glovebox.agent.v1.SetValue.value",
+		"glovebox.agent.v1.TextMatch.prefix",
+		"glovebox.agent.v1.TextMatch.suffix",
+		"glovebox.agent.v1.TextMatch.text",
 		"glovebox.agent.v1.TypeText.text",
 		"glovebox.agent.v1.WriteClipboardRequest.text",
 	}
