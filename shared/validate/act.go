@@ -61,6 +61,8 @@ func target(v *errdefs.Violations, field string, t *agentv1.Target) {
 		}
 	case *agentv1.Target_Tab:
 		tabTarget(v, field+".tab", k.Tab)
+	case *agentv1.Target_App:
+		appTarget(v, field+".app", k.App)
 	default:
 		v.Addf(field, "unknown target kind %T", k)
 	}

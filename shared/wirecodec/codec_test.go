@@ -160,6 +160,9 @@ func TestPathsAgreeWithValidate(t *testing.T) {
 		{&agentv1.GetBrowserRequest{}, func(m proto.Message) error { return validate.GetBrowser(m.(*agentv1.GetBrowserRequest)) }},
 		{&agentv1.ListTabsRequest{}, func(m proto.Message) error { return validate.ListTabs(m.(*agentv1.ListTabsRequest)) }},
 		{&agentv1.SnapshotTabRequest{}, func(m proto.Message) error { return validate.SnapshotTab(m.(*agentv1.SnapshotTabRequest)) }},
+		{&agentv1.GetAppRequest{}, func(m proto.Message) error { return validate.GetApp(m.(*agentv1.GetAppRequest)) }},
+		{&agentv1.SnapshotAppRequest{}, func(m proto.Message) error { return validate.SnapshotApp(m.(*agentv1.SnapshotAppRequest)) }},
+		{&agentv1.SnapshotWindowRequest{}, func(m proto.Message) error { return validate.SnapshotWindow(m.(*agentv1.SnapshotWindowRequest)) }},
 		{&agentv1.ExtractRequest{}, func(m proto.Message) error { return validate.Extract(m.(*agentv1.ExtractRequest)) }},
 		{&agentv1.CaptureTabRequest{}, func(m proto.Message) error { return validate.CaptureTab(m.(*agentv1.CaptureTabRequest)) }},
 	}

@@ -1,0 +1,161 @@
+// Package a11ybus gives a test desktop an AT-SPI accessibility session: a private D-Bus session bus, the
+// accessibility bus launcher (at-spi-bus-launcher) with its registry (at-spi2-registryd), and
+// org.a11y.Status.IsEnabled set, so GTK and Chromium export their accessibility trees. It only runs programs
+// (dbus-daemon, dbus-send); it links no D-Bus library, so shared stays free of them.
+//
+// Programs started with Session.Command see DBUS_SESSION_BUS_ADDRESS and DISPLAY and none of the switches that
+// keep toolkits off the bus (NO_AT_BRIDGE, GTK_MODULES); glovebox-agent reaches the accessibility bus through
+// the same DBUS_SESSION_BUS_ADDRESS.
+package a11ybus
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"glovebox.dev/shared/testenv"
+	"glovebox.dev/shared/testenv/desktop"
+)
+
+// Launcher and Registry are where Debian's at-spi2-core installs its daemons.
+const (
+	Launcher = "/usr/libexec/at-spi-bus-launcher"
+	Registry = "/usr/libexec/at-spi2-registryd"
+)
+
+// Session is a session bus with an accessibility bus, on one test desktop.
+type Session struct {
+	// Desktop is the X desktop the session belongs to.
+	Desktop *desktop.Desktop
+	// Address is the session bus address (DBUS_SESSION_BUS_ADDRESS).
+	Address string
+}
+
+// Start starts the session for d and stops it when the test ends. It calls testenv.Missing when dbus-daemon,
+// dbus-send or at-spi2-core are not installed.
+func Start(t testing.TB, d *desktop.Desktop) *Session {
+	t.Helper()
+	testenv.NeedCommands(t, "dbus-daemon", "dbus-send")
+	for _, p := range []string{Launcher, Registry} {
+		if _, err := os.Stat(p); err != nil {
+			testenv.Missing(t, p+" not installed (Debian at-spi2-core)")
+		}
+	}
+	s := &Session{Desktop: d}
+	bus := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address=1")
+	bus.Env = d.Env()
+	group(bus)
+	out, err := bus.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Start(); err != nil {
+		t.Fatalf("start dbus-daemon: %v", err)
+	}
+	t.Cleanup(func() { stop(bus) })
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		if sc.Scan() {
+			addr <- strings.TrimSpace(sc.Text())
+		}
+		close(addr)
+	}()
+	select {
+	case a, ok := <-addr:
+		if !ok || a == "" {
+			t.Fatal("dbus-daemon exited before printing its address")
+		}
+		s.Address = a
+	case <-time.After(10 * time.Second):
+		t.Fatal("dbus-daemon printed no address within 10s")
+	}
+
+	// The launcher starts the accessibility bus's own dbus-daemon and registers org.a11y.Bus; the registry
+	// daemon is the accessibility bus's root ("the desktop") that lists applications.
+	launcher := group(s.Command(Launcher, "--launch-immediately"))
+	if err := launcher.Start(); err != nil {
+		t.Fatalf("start %s: %v", Launcher, err)
+	}
+	t.Cleanup(func() { stop(launcher) })
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if err := s.send("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("org.a11y.Bus did not appear on the session bus within 15s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := s.send("org.a11y.Bus", "/org/a11y/bus", "org.freedesktop.DBus.Properties.Set",
+		"string:org.a11y.Status", "string:IsEnabled", "variant:boolean:true"); err != nil {
+		t.Fatalf("set org.a11y.Status.IsEnabled: %v", err)
+	}
+	registry := group(s.Command(Registry))
+	if err := registry.Start(); err != nil {
+		t.Fatalf("start %s: %v", Registry, err)
+	}
+	t.Cleanup(func() { stop(registry) })
+	return s
+}
+
+// send calls a method on the session bus with dbus-send.
+func (s *Session) send(dest, path, method string, args ...string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	argv := append([]string{"--session", "--print-reply", "--dest=" + dest, path, method}, args...)
+	c := exec.CommandContext(ctx, "dbus-send", argv...)
+	c.Env = s.Env()
+	return c.Run()
+}
+
+// Env is the environment of programs on this session: the desktop's, with the session bus address and
+// without NO_AT_BRIDGE and GTK_MODULES.
+func (s *Session) Env() []string {
+	var env []string
+	for _, kv := range s.Desktop.Env() {
+		switch {
+		case strings.HasPrefix(kv, "NO_AT_BRIDGE="), strings.HasPrefix(kv, "GTK_MODULES="),
+			strings.HasPrefix(kv, "DBUS_SESSION_BUS_ADDRESS="), strings.HasPrefix(kv, "AT_SPI_BUS_ADDRESS="):
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "DBUS_SESSION_BUS_ADDRESS="+s.Address)
+}
+
+// Command returns a command that runs on this session and desktop.
+func (s *Session) Command(name string, args ...string) *exec.Cmd {
+	c := exec.Command(name, args...)
+	c.Env = s.Env()
+	return c
+}
+
+// stop ends a daemon and everything it started (its process group: the launcher's bus daemon, services the
+// session bus activated) and reaps it.
+func stop(c *exec.Cmd) {
+	if c.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-c.Process.Pid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = c.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// group puts c in its own process group, so stop reaches its children too.
+func group(c *exec.Cmd) *exec.Cmd {
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return c
+}
