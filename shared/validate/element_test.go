@@ -20,7 +20,9 @@ func validElementActions() []*agentv1.ActRequest {
 	el := eref("as-1a2b-3", "e12")
 	app := &agentv1.Target{Kind: &agentv1.Target_App{App: &agentv1.AppTarget{AppId: "app:42", WindowId: "/org/a11y/atspi/accessible/7"}}, SnapshotId: "as-1a2b-3"}
 	return []*agentv1.ActRequest{
-		act(func(r *agentv1.ActRequest) { r.Action = &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{Element: el}} }),
+		act(func(r *agentv1.ActRequest) {
+			r.Action = &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{Element: el}}
+		}),
 		act(func(r *agentv1.ActRequest) {
 			r.Target = app
 			r.Action = &agentv1.ActRequest_ElementFocus{ElementFocus: &agentv1.ElementFocus{Element: el}}
@@ -66,7 +68,9 @@ func TestElementActionsInvalid(t *testing.T) {
 		r    *agentv1.ActRequest
 		want []string // fields
 	}{
-		{"no element", act(func(r *agentv1.ActRequest) { r.Action = &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{}} }),
+		{"no element", act(func(r *agentv1.ActRequest) {
+			r.Action = &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{}}
+		}),
 			[]string{"action.element_click.element"}},
 		{"empty ref parts", act(func(r *agentv1.ActRequest) {
 			r.Action = &agentv1.ActRequest_ElementFocus{ElementFocus: &agentv1.ElementFocus{Element: eref("", "")}}
