@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"log/slog"
+	"time"
 
+	"glovebox.dev/guest/internal/atspi"
 	"glovebox.dev/guest/internal/clipboard"
 	"glovebox.dev/guest/internal/server"
 	"glovebox.dev/guest/internal/x11/input"
@@ -39,12 +42,26 @@ func openBackends(display string, log *slog.Logger) (server.Backends, func()) {
 			closers = append(closers, s.Close)
 		}
 	}
+	var click func(ctx context.Context, x, y int32) error
 	if d, err := input.Open(display, log.With("backend", "input")); err != nil {
 		fail(agentv1.Backend_BACKEND_INPUT, err)
 	} else {
 		b.Input = server.AdaptInput(d)
 		closers = append(closers, d.Close)
+		click = func(ctx context.Context, x, y int32) error {
+			return d.Click(ctx, &agentv1.Point{X: x, Y: y}, agentv1.MouseButton_MOUSE_BUTTON_LEFT, 1, nil)
+		}
 	}
+	// The accessibility bus is found through the session bus of DBUS_SESSION_BUS_ADDRESS; element_click's
+	// pointer fallback clicks through the input backend (inside the same mutation queue).
+	actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	if a, err := atspi.Open(actx, atspi.Options{Click: click, Logger: log.With("backend", "accessibility")}); err != nil {
+		fail(agentv1.Backend_BACKEND_ACCESSIBILITY, err)
+	} else {
+		b.Accessibility = server.AdaptAccessibility(a)
+		closers = append(closers, a.Close)
+	}
+	cancel()
 	if c, err := clipboard.Open(display, log.With("backend", "clipboard")); err != nil {
 		fail(agentv1.Backend_BACKEND_CLIPBOARD, err)
 	} else {

@@ -33,6 +33,12 @@ type Config struct {
 	LogLevel slog.Level
 	// ShutdownGrace bounds the graceful stop.
 	ShutdownGrace time.Duration
+	// BrowserPorts are the DevTools ports always probed for browsers (repeatable -browser-port); the first is
+	// the default workspace browser's, the only one the agent may start. Empty means 9222.
+	BrowserPorts []int
+	// BrowserProfile is the default browser's persistent profile directory; empty means
+	// <user cache dir>/glovebox/chromium.
+	BrowserProfile string
 }
 
 // Validate checks the config and fills defaults.
@@ -43,6 +49,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Display == "" {
 		errs = append(errs, errors.New("display: no X display (set -display or DISPLAY)"))
+	}
+	for _, p := range c.BrowserPorts {
+		if p < 1 || p > 65535 {
+			errs = append(errs, fmt.Errorf("browser-port %d: must be 1..65535", p))
+		}
 	}
 	if c.ShutdownGrace <= 0 {
 		c.ShutdownGrace = DefaultShutdownGrace

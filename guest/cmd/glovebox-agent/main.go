@@ -57,6 +57,15 @@ func parseFlags(args []string) (Config, error) {
 	fs.StringVar(&cfg.Display, "display", os.Getenv("DISPLAY"), "X display to drive")
 	level := fs.String("log-level", "info", "minimum log level: debug, info, warn, error")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", DefaultShutdownGrace, "how long in-flight RPCs may finish on shutdown")
+	fs.Func("browser-port", "DevTools port probed for Chromium browsers (repeatable; the first is the default workspace browser's; default 9222)", func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return fmt.Errorf("browser-port %q: %w", s, err)
+		}
+		cfg.BrowserPorts = append(cfg.BrowserPorts, n)
+		return nil
+	})
+	fs.StringVar(&cfg.BrowserProfile, "browser-profile", "", "profile directory of the default workspace browser (default <user cache dir>/glovebox/chromium)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err

@@ -30,6 +30,9 @@ func run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	b, closeBackends := openBackends(cfg.Display, log)
 	defer closeBackends()
+	br := openBrowser(cfg, log)
+	defer br.Close()
+	b.Browser = br
 
 	svc := server.New(server.Options{Version: version, XDisplay: cfg.Display, Generation: generation, Logger: log}, b)
 	g := grpc.NewServer(svc.ServerOptions()...)

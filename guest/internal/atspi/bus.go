@@ -60,8 +60,6 @@ const (
 type Options struct {
 	// SessionBus is the session bus address; empty means $DBUS_SESSION_BUS_ADDRESS.
 	SessionBus string
-	// Generation is the guest generation snapshots belong to.
-	Generation uint64
 	// Click clicks the left button once at a root-window point: the pointer fallback of element_click for an
 	// element with no click-like action. Nil makes that fallback fail with CAPABILITY_UNAVAILABLE.
 	Click func(ctx context.Context, x, y int32) error
@@ -130,6 +128,16 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 	conn, err := dbus.Connect(addr, dbus.WithContext(context.Background()))
 	if err != nil {
 		return nil, fmt.Errorf("atspi: accessibility bus %s: %v: %w", addr, err, errdefs.ErrCapabilityUnavailable)
+	}
+	// at-spi2-atk (GTK, Chromium) builds its Cache object only once some client listens for events; a
+	// listener on children-changed, as every screen reader registers, makes every app (including those started
+	// later, which ask the registry for its listeners) export Cache.GetItems. No match rule is added, so the
+	// events are not delivered here.
+	rctx, rcancel := context.WithTimeout(ctx, opts.CallTimeout)
+	defer rcancel()
+	if err := conn.Object(registryName, "/org/a11y/atspi/registry").CallWithContext(rctx,
+		"org.a11y.atspi.Registry.RegisterEvent", 0, "object:children-changed", []string{}, "").Err; err != nil {
+		log.Warn("register an event listener (snapshots will read every node)", "error", err)
 	}
 	var nonce [4]byte
 	_, _ = rand.Read(nonce[:])

@@ -114,9 +114,7 @@ func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root 
 		Target: &agentv1.Target{
 			Kind:       &agentv1.Target_App{App: &agentv1.AppTarget{AppId: a.id(), WindowId: windowID}},
 			SnapshotId: id,
-			Generation: b.opts.Generation,
 		},
-		Generation: b.opts.Generation,
 	}
 	if cut := b.build(w, snap, out, o, maxNodes); cut != "" {
 		reasons = append(reasons, cut)

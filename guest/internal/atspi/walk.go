@@ -75,6 +75,7 @@ type node struct {
 	childCount int32
 	children   []int
 	gone       bool
+	parentRef  objRef // in a flat walk: the parent, linked once every node is known
 
 	bounds  *agentv1.Rect
 	text    string
@@ -92,6 +93,7 @@ type walker struct {
 	limit    int
 	maxDepth int
 	visible  bool
+	flat     bool // the structure came from Collection.GetMatches, not from GetChildren
 
 	mu       sync.Mutex
 	nodes    []*node
@@ -101,14 +103,93 @@ type walker struct {
 	missed   int // nodes the cache did not have
 }
 
-// walk reads the tree under root. The nodes come back in the order they were found; children lists give the
-// document order.
+// everything is a Collection match rule that matches every element: empty sets with MATCH_ALL.
+var everything = matchRule{StateMatch: 1, AttrMatch: 1, RoleMatch: 1, IfaceMatch: 1, Attrs: map[string]string{}}
+
+// matchRule is an AT-SPI Collection match rule, signature (aiia{ss}iaiiasib).
+type matchRule struct {
+	States     []int32
+	StateMatch int32
+	Attrs      map[string]string
+	AttrMatch  int32
+	Roles      []int32
+	RoleMatch  int32
+	Ifaces     []string
+	IfaceMatch int32
+	Invert     bool
+}
+
+// sortCanonical is ATSPI_Collection_SORT_ORDER_CANONICAL: document order.
+const sortCanonical = uint32(1)
+
+// walk reads the tree under root. One Collection.GetMatches call lists every descendant in document order
+// and the cache tells each one's parent, so the structure costs one call; an app without the Collection
+// interface is walked level by level with GetChildren instead. Children lists give the document order.
 func (w *walker) walk(root objRef) {
 	w.seen = map[objRef]bool{}
+	var refs []objRef
+	err := w.b.call(w.p.ctx, root.Name, root.Path, "org.a11y.atspi.Collection.GetMatches",
+		everything, sortCanonical, int32(w.limit-1), true).Store(&refs)
 	w.mu.Lock()
-	w.add(root, -1, 0)
+	if err == nil && len(w.cache) > 0 {
+		w.flat = true
+		w.add(root, -1, 0)
+		for _, r := range refs {
+			w.add(r, -2, 0)
+		}
+		if len(refs) >= w.limit-1 {
+			w.cutf("max_nodes %d reached", w.limit)
+		}
+	} else {
+		w.add(root, -1, 0)
+	}
 	w.mu.Unlock()
 	w.p.wait()
+	if w.flat {
+		w.link()
+	}
+}
+
+// link sets parents, children and depths of a flat walk's nodes (in document order, parents first). A node's
+// parent is the one the cache names; a node the cache does not know, or whose cached parent is a transient
+// object the traversal listed under a new path (GTK's notebook pages), gets the nearest preceding node that
+// still has room for a child: in document order that is its parent.
+func (w *walker) link() {
+	index := make(map[objRef]int, len(w.nodes))
+	for i, n := range w.nodes {
+		index[n.ref] = i
+	}
+	for i, n := range w.nodes[1:] {
+		i++
+		p, ok := index[n.parentRef]
+		if !ok || p >= i || w.nodes[p].gone {
+			p = -1
+			for j := i - 1; j >= 0; j-- {
+				if c := w.nodes[j]; !c.gone && int(c.childCount) > len(c.children) {
+					p = j
+					break
+				}
+			}
+			// A stale child count (the cache lags behind a table's rows) leaves no room anywhere: the
+			// nearest preceding node that has children at all is the best guess, better than losing the node.
+			for j := i - 1; p < 0 && j >= 0; j-- {
+				if c := w.nodes[j]; !c.gone && c.childCount > 0 {
+					p = j
+				}
+			}
+		}
+		if p < 0 {
+			n.gone = true // not under the root as listed: a node that moved or vanished meanwhile
+			continue
+		}
+		n.parent, n.depth = p, w.nodes[p].depth+1
+		if w.maxDepth > 0 && n.depth > w.maxDepth {
+			n.gone = true
+			w.cutf("max_depth %d: deeper elements left out", w.maxDepth)
+			continue
+		}
+		w.nodes[p].children = append(w.nodes[p].children, i)
+	}
 }
 
 // add records a node (w.mu held) and starts reading it.
@@ -128,7 +209,7 @@ func (w *walker) add(ref objRef, parent, depth int) {
 		w.nodes[parent].children = append(w.nodes[parent].children, i)
 	}
 	if it, ok := w.cache[ref]; ok {
-		n.role, n.name, n.desc, n.childCount = it.Role, it.Name, it.Desc, it.Children
+		n.role, n.name, n.desc, n.childCount, n.parentRef = it.Role, it.Name, it.Desc, it.Children, it.Parent
 		copy(n.states[:], it.States)
 		n.ifaces = ifaceSet(it.Ifaces)
 		w.known(i, n)
@@ -218,7 +299,8 @@ func (w *walker) known(i int, n *node) {
 			store(c)
 		})
 	}
-	if n.ifaces&hasComponent != 0 {
+	// Only elements showing have screen bounds worth reading (and each read costs the toolkit an X round trip).
+	if n.ifaces&hasComponent != 0 && hasState(n.states, stateShowing) {
 		d(ifComponent, "GetExtents", []any{coordScreen}, func(c *dbus.Call) {
 			var r struct{ X, Y, W, H int32 }
 			if c.Store(&r) == nil {
@@ -253,7 +335,7 @@ func (w *walker) known(i int, n *node) {
 		})
 	}
 	switch {
-	case n.childCount <= 0:
+	case w.flat || n.childCount <= 0:
 	case w.maxDepth > 0 && n.depth >= w.maxDepth:
 		w.cutf("max_depth %d: deeper elements left out", w.maxDepth)
 	case int(n.childCount) > w.limit:

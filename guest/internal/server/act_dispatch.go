@@ -64,6 +64,12 @@ func (a *actService) dispatch(ctx context.Context, r *agentv1.ActRequest, p *pla
 		} else {
 			resp.Released, err = in.ReleaseAll(ctx, owner)
 		}
+		if br := a.s.b.Browser; br != nil {
+			// Page keys the owner holds (page_key_down) are released too: release_all ends a session's input.
+			for _, k := range br.ReleaseOwner(ctx, owner) {
+				resp.Released = append(resp.Released, &agentv1.HeldInput{Key: k})
+			}
+		}
 		return err
 	}
 	return fmt.Errorf("action %T: %w", r.GetAction(), errdefs.ErrUnsupportedAction)

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"log/slog"
+
+	"glovebox.dev/guest/internal/browser"
+	"glovebox.dev/guest/internal/server"
+)
+
+// browserBackend is the CDP backend as the server sees it, plus Close.
+type browserBackend struct {
+	server.Browser
+	b *browser.Backend
+}
+
+// Close closes the DevTools connections (never a tab) and stops the default browser if the agent started it.
+func (b browserBackend) Close() error { return b.b.Close() }
+
+// openBrowser makes the Chromium backend. It connects to nothing until a request comes: browsers are found per
+// request on the configured ports and on running browsers' command lines.
+func openBrowser(cfg Config, log *slog.Logger) browserBackend {
+	b := browser.New(browser.Config{
+		Ports: cfg.BrowserPorts, ProfileDir: cfg.BrowserProfile, Display: cfg.Display,
+		Logger: log.With("backend", "browser"),
+	})
+	return browserBackend{Browser: server.AdaptBrowser(b), b: b}
+}

@@ -1,0 +1,167 @@
+package browser
+
+// Page functions run with Runtime.callFunctionOn (this = the element) or Runtime.evaluate. They answer JSON;
+// {err, detail} when they cannot act (see pageError). They only read the page or set what the action is about:
+// clicks, keys and text go through Input.* as trusted input.
+
+// jsQuery returns the one element a selector matches, or "code:detail" when it matches none or several.
+const jsQuery = `function(sel) {
+  let all;
+  try { all = document.querySelectorAll(sel); } catch (e) { return 'selector:not a valid CSS selector'; }
+  if (all.length === 0) return 'none:selector matches no element';
+  if (all.length > 1) return 'many:selector matches ' + all.length + ' elements, it must match one';
+  return all[0];
+}`
+
+// jsDescribe names an element for an error: tag, id and classes, bounded.
+const jsDescribe = `function describe(el) {
+  if (!el) return 'nothing';
+  let s = '<' + el.tagName.toLowerCase();
+  if (el.id) s += ' id="' + el.id.slice(0, 32) + '"';
+  if (typeof el.className === 'string' && el.className) s += ' class="' + el.className.slice(0, 32) + '"';
+  return s + '>';
+}`
+
+// jsPoint scrolls the element into view when needed and returns the center of its first visible box. With
+// check, the element at that point must be the element or inside it, else the covering element is named.
+const jsPoint = `function(check) {
+  ` + jsDescribe + `
+  if (!this.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  let r = el.getBoundingClientRect();
+  if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    r = el.getBoundingClientRect();
+  }
+  if (r.width === 0 || r.height === 0) return {err: 'hidden', detail: 'element has no box (hidden or empty)'};
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  if (check) {
+    const root = el.getRootNode();
+    const hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
+    if (hit !== el && !el.contains(hit)) {
+      return {err: 'covered', detail: 'the point (' + Math.round(x) + ',' + Math.round(y) + ') is covered by ' + describe(hit)};
+    }
+  }
+  return {x: x, y: y};
+}`
+
+// jsFocusField focuses a text field (input, textarea, contenteditable), scrolled into view, and selects all
+// of its text.
+const jsFocusField = `function() {
+  if (!this.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
+  const el = this;
+  const field = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement;
+  if (!field && !el.isContentEditable) return {err: 'notfield', detail: 'element <' + (el.tagName || '#text').toLowerCase() + '> is not a text field'};
+  el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  el.focus();
+  if (field) { el.select(); } else {
+    const r = document.createRange(); r.selectNodeContents(el);
+    const s = getSelection(); s.removeAllRanges(); s.addRange(r);
+  }
+  return {kind: field ? 'field' : 'editable'};
+}`
+
+// jsValue reads a field's value back (text content for contenteditable).
+const jsValue = `function() {
+  if (!this.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
+  if ('value' in this && (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement || this instanceof HTMLSelectElement)) return {value: this.value};
+  return {value: this.innerText};
+}`
+
+// jsSetValue sets a form control's value with the native setter and fires input and change, as frameworks
+// (React, Vue) expect; a select must have the option; a checkbox or radio takes true or false.
+const jsSetValue = `function(v) {
+  if (!this.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
+  const el = this;
+  const fire = () => { el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true})); };
+  if (el instanceof HTMLSelectElement) {
+    const opt = Array.from(el.options).find(o => o.value === v) || Array.from(el.options).find(o => o.text === v);
+    if (!opt) return {err: 'nooption', detail: 'the select has no option with that value or text'};
+    Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(el, opt.value);
+    fire(); return {value: el.value};
+  }
+  if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
+    if (v !== 'true' && v !== 'false') return {err: 'notfield', detail: 'a checkbox or radio takes "true" or "false"'};
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'checked').set.call(el, v === 'true');
+    fire(); return {value: String(el.checked)};
+  }
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+    const proto = el instanceof HTMLInputElement ? HTMLInputElement.prototype : HTMLTextAreaElement.prototype;
+    Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
+    fire(); return {value: el.value};
+  }
+  return {err: 'notfield', detail: 'element <' + (el.tagName || '#text').toLowerCase() + '> is not a form control'};
+}`
+
+// jsSelectText finds prefix+text+suffix once in a field or contenteditable and selects text (or puts the caret
+// before or after it). Offsets answered are in code points.
+const jsSelectText = `function(prefix, text, suffix, caret) {
+  if (!this.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
+  const el = this;
+  const field = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement;
+  if (!field && !el.isContentEditable) return {err: 'notfield', detail: 'element is not an input, a textarea or contenteditable'};
+  const full = field ? el.value : el.textContent;
+  const needle = prefix + text + suffix;
+  const i = full.indexOf(needle);
+  if (i < 0) return {err: 'nomatch', detail: 'prefix+text+suffix does not occur in the element text'};
+  if (full.indexOf(needle, i + 1) >= 0) return {err: 'ambiguous', detail: 'prefix+text+suffix occurs more than once; give a longer prefix or suffix'};
+  let s = i + prefix.length, e = s + text.length;
+  if (caret === 2) e = s; else if (caret === 3) s = e;
+  el.focus();
+  if (field) { el.setSelectionRange(s, e); } else {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let pos = 0, n, r = document.createRange(), startSet = false;
+    while ((n = walker.nextNode())) {
+      const len = n.data.length;
+      if (!startSet && s <= pos + len) { r.setStart(n, s - pos); startSet = true; }
+      if (startSet && e <= pos + len) { r.setEnd(n, e - pos); break; }
+      pos += len;
+    }
+    const sel = getSelection(); sel.removeAllRanges(); sel.addRange(r);
+  }
+  const cp = str => Array.from(str).length;
+  return {start: cp(full.slice(0, s)), end: cp(full.slice(0, e))};
+}`
+
+// jsPaste dispatches a paste event carrying text/plain and text/html to the element (or the focused one). When
+// the page does not cancel it: insertHTML in contenteditable (done here), or 'text' for the caller to insert
+// with Input.insertText.
+const jsPaste = `function(text, html) {
+  let el = (this && this.nodeType === 1) ? this : document.activeElement;
+  if (!el || el === document.body && !el.isContentEditable) return {err: 'nofocus', detail: 'no element has the focus'};
+  if (!el.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
+  if (document.activeElement !== el) el.focus();
+  const dt = new DataTransfer();
+  dt.setData('text/plain', text);
+  if (html) dt.setData('text/html', html);
+  const ev = new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true, composed: true});
+  if (!el.dispatchEvent(ev)) return {path: 'event'};
+  if (el.isContentEditable) {
+    const esc = s => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\n/g, '<br>');
+    document.execCommand('insertHTML', false, html || esc(text));
+    return {path: 'html'};
+  }
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) return {path: 'text'};
+  return {err: 'notfield', detail: 'the paste was not consumed and the element takes no text'};
+}`
+
+// jsScroll scrolls the element (a scrolling container) or the page by dx, dy (pixels, or pages of its client
+// size) and answers the positions before and after.
+const jsScroll = `function(dx, dy, pages) {
+  const page = !this || this === window || this.nodeType !== 1;
+  const el = page ? document.scrollingElement : this;
+  if (!page && !el.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
+  const w = pages ? (page ? innerWidth : el.clientWidth) : 1, h = pages ? (page ? innerHeight : el.clientHeight) : 1;
+  const before = {x: el.scrollLeft, y: el.scrollTop};
+  el.scrollBy({left: dx * w, top: dy * h, behavior: 'instant'});
+  return {before: before, after: {x: el.scrollLeft, y: el.scrollTop}};
+}`
+
+// jsVisible answers whether a selector matches a visible element.
+const jsVisible = `function(sel) {
+  let el;
+  try { el = document.querySelector(sel); } catch (e) { return {err: 'selector', detail: 'not a valid CSS selector'}; }
+  if (!el) return {visible: false};
+  const st = getComputedStyle(el), r = el.getBoundingClientRect();
+  return {visible: st.visibility !== 'hidden' && st.display !== 'none' && r.width > 0 && r.height > 0};
+}`

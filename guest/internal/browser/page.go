@@ -1,0 +1,221 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
+)
+
+
+// pageError is what a page function returns instead of a result when it cannot act: err is a code, detail text
+// for the message.
+type pageError struct {
+	Err    string `json:"err"`
+	Detail string `json:"detail"`
+}
+
+// classes maps page function error codes to error classes.
+var classes = map[string]error{
+	"gone":      errdefs.ErrStaleRef,
+	"hidden":    errdefs.ErrNotFound,
+	"covered":   errdefs.ErrNotFound,
+	"notfield":  errdefs.ErrUnsupportedAction,
+	"nooption":  errdefs.ErrNotFound,
+	"nomatch":   errdefs.ErrNotFound,
+	"ambiguous": errdefs.ErrTargetAmbiguous,
+	"none":      errdefs.ErrNotFound,
+	"many":      errdefs.ErrTargetAmbiguous,
+	"selector":  errdefs.ErrInvalidArgument,
+	"nofocus":   errdefs.ErrNotFound,
+}
+
+func (e *pageError) error(what string) error {
+	class, ok := classes[e.Err]
+	if !ok {
+		class = errdefs.ErrInternal
+	}
+	return fmt.Errorf("%s: %s: %w", what, e.Detail, class)
+}
+
+// located is an element found by a locator, or a bare point.
+type located struct {
+	obj runtime.RemoteObjectID
+	// point is set for a point locator (and after pointAt for an element).
+	x, y    float64
+	isPoint bool
+	ref     string
+	snap    string
+}
+
+// locate finds the element of a locator on this tab: a ref of this tab's newest snapshot (still in the
+// document), a selector matching exactly one element, or the element at a point.
+func (t *tab) locate(ctx context.Context, l *agentv1.Locator, what string) (*located, error) {
+	switch k := l.GetKind().(type) {
+	case *agentv1.Locator_Ref:
+		id, err := t.node(k.Ref)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := t.resolve(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: ref %s: %w", what, k.Ref.GetRef(), err)
+		}
+		return &located{obj: obj, ref: k.Ref.GetRef(), snap: k.Ref.GetSnapshotId()}, nil
+	case *agentv1.Locator_Selector:
+		res, err := cdp.Call(ctx, t.s, runtime.Evaluate, runtime.EvaluateParams{
+			Expression:  "(" + jsQuery + ")(" + jsonString(k.Selector) + ")",
+			ObjectGroup: t.group,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if res.ExceptionDetails != nil {
+			return nil, fmt.Errorf("%s: selector: %s: %w", what, res.ExceptionDetails.Text, errdefs.ErrInvalidArgument)
+		}
+		if res.Result.Type != "object" || res.Result.ObjectID == "" {
+			var pe pageError
+			jsonv2.Unmarshal(res.Result.Value, &pe.Detail)
+			pe.Err, pe.Detail, _ = strings.Cut(pe.Detail, ":")
+			return nil, pe.error(what + ": selector")
+		}
+		return &located{obj: res.Result.ObjectID}, nil
+	case *agentv1.Locator_Point:
+		return &located{x: float64(k.Point.GetX()), y: float64(k.Point.GetY()), isPoint: true}, nil
+	}
+	return nil, fmt.Errorf("%s: no locator: %w", what, errdefs.ErrInvalidArgument)
+}
+
+// element is like locate, but a point stands for the element at that point (DOM.getNodeForLocation).
+func (t *tab) element(ctx context.Context, l *agentv1.Locator, what string) (*located, error) {
+	loc, err := t.locate(ctx, l, what)
+	if err != nil || !loc.isPoint {
+		return loc, err
+	}
+	hit, err := cdp.Call(ctx, t.s, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(loc.x), Y: int64(loc.y), IgnorePointerEventsNone: ptr(true)})
+	if err != nil {
+		return nil, fmt.Errorf("%s: no element at (%g,%g): %w", what, loc.x, loc.y, errdefs.ErrNotFound)
+	}
+	obj, err := t.resolve(ctx, hit.BackendNodeID)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return &located{obj: obj}, nil
+}
+
+// resolve turns a backend node id into a page object; a node the page no longer has is a stale ref.
+func (t *tab) resolve(ctx context.Context, id cdp.BackendNodeID) (runtime.RemoteObjectID, error) {
+	res, err := cdp.Call(ctx, t.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ObjectGroup: t.group})
+	if err != nil {
+		var ce *cdpError
+		if errors.As(err, &ce) {
+			return "", fmt.Errorf("element no longer in the page: take a snapshot: %w", errdefs.ErrStaleRef)
+		}
+		return "", err
+	}
+	if res.Object == nil || res.Object.ObjectID == "" {
+		return "", fmt.Errorf("element no longer in the page: %w", errdefs.ErrStaleRef)
+	}
+	return res.Object.ObjectID, nil
+}
+
+// call runs a page function on an element with JSON arguments and decodes its JSON result into out; a result
+// with "err" set fails with its class.
+func (t *tab) call(ctx context.Context, obj runtime.RemoteObjectID, fn, what string, out any, args ...any) error {
+	params := runtime.CallFunctionOnParams{FunctionDeclaration: fn, ObjectID: obj, ReturnByValue: ptr(true), AwaitPromise: ptr(false)}
+	for _, a := range args {
+		b, err := jsonv2.Marshal(a, chromedp.DefaultMarshalOptions)
+		if err != nil {
+			return fmt.Errorf("%s: %w: %w", what, errdefs.ErrInternal, err)
+		}
+		params.Arguments = append(params.Arguments, &runtime.CallArgument{Value: b})
+	}
+	res, err := cdp.Call(ctx, t.s, runtime.CallFunctionOn, params)
+	if err != nil {
+		var ce *cdpError
+		if errors.As(err, &ce) && strings.Contains(ce.err.Message, "Could not find object") {
+			return fmt.Errorf("%s: element no longer in the page: %w", what, errdefs.ErrStaleRef)
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return decodeResult(res.Result, res.ExceptionDetails, what, out)
+}
+
+// eval runs a page function in the page's main world with JSON arguments (no element).
+func (t *tab) eval(ctx context.Context, fn, what string, out any, args ...any) error {
+	var expr strings.Builder
+	expr.WriteString("(" + fn + ")(")
+	for i, a := range args {
+		b, err := jsonv2.Marshal(a, chromedp.DefaultMarshalOptions)
+		if err != nil {
+			return fmt.Errorf("%s: %w: %w", what, errdefs.ErrInternal, err)
+		}
+		if i > 0 {
+			expr.WriteString(",")
+		}
+		expr.Write(b)
+	}
+	expr.WriteString(")")
+	res, err := cdp.Call(ctx, t.s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr.String(), ReturnByValue: ptr(true)})
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return decodeResult(res.Result, res.ExceptionDetails, what, out)
+}
+
+func decodeResult(r *runtime.RemoteObject, exc *runtime.ExceptionDetails, what string, out any) error {
+	if exc != nil {
+		return fmt.Errorf("%s: page script failed: %s: %w", what, exc.Text, errdefs.ErrInternal)
+	}
+	if r == nil || len(r.Value) == 0 {
+		return nil
+	}
+	// encoding/json matches the page's lower-case keys to the Go fields.
+	var pe pageError
+	if json.Unmarshal(r.Value, &pe) == nil && pe.Err != "" {
+		return pe.error(what)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(r.Value, out); err != nil {
+		return fmt.Errorf("%s: decode page result: %w: %w", what, errdefs.ErrInternal, err)
+	}
+	return nil
+}
+
+// release frees the objects an action resolved (its own object group, so a later action's objects are never
+// released under it). It does not wait for the browser.
+func (t *tab) release(group string) {
+	go t.s.Call(context.Background(), "Runtime.releaseObjectGroup", runtime.ReleaseObjectGroupParams{ObjectGroup: group}, nil)
+}
+
+// point scrolls the element into view and returns its center; with check, a point where another element is
+// on top is refused, naming that element.
+func (t *tab) point(ctx context.Context, loc *located, what string, check bool) (float64, float64, error) {
+	if loc.isPoint {
+		return loc.x, loc.y, nil
+	}
+	var p struct{ X, Y float64 }
+	if err := t.call(ctx, loc.obj, jsPoint, what, &p, check); err != nil {
+		return 0, 0, err
+	}
+	return p.X, p.Y, nil
+}
+
+func jsonString(s string) string {
+	b, _ := jsonv2.Marshal(s)
+	return string(b)
+}
+
+func ptr[T any](v T) *T { return &v }

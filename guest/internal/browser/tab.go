@@ -1,0 +1,295 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
+)
+
+// Tab limits.
+const (
+	// maxConsole bounds the console messages buffered per tab; the oldest go first.
+	maxConsole = 1000
+	// maxConsoleText bounds one console message's text.
+	maxConsoleText = 4096
+	// maxOldSnapshots bounds the superseded snapshot ids a tab remembers, to answer SNAPSHOT_SUPERSEDED
+	// rather than STALE_REF for them.
+	maxOldSnapshots = 64
+)
+
+// tab is one attached page target with its own flat session. Its snapshots and held keys are its own; nothing
+// here ever acts on another tab.
+type tab struct {
+	c  *chrome
+	id target.ID
+	s  session
+	// group is the object group of the action running on the tab (actions are serialized by the agent).
+	group string
+
+	mu   sync.Mutex
+	gone bool
+	// nav counts main-frame navigations (Page.frameNavigated without a parent): a snapshot taken at another
+	// count is stale.
+	nav     uint64
+	newest  *snapshot
+	old     []string
+	console []*agentv1.ConsoleMessage
+}
+
+// attach opens our session on a tab: Page (navigation events), Runtime (console and the functions actions
+// call) and Accessibility (snapshots) are enabled on it, nothing else.
+func attach(ctx context.Context, c *chrome, id target.ID) (*tab, error) {
+	flat := true
+	res, err := cdp.Call(ctx, c.root(), target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: &flat})
+	if err != nil {
+		return nil, fmt.Errorf("attach tab %s: %w", id, err)
+	}
+	t := &tab{c: c, id: id, s: session{c: c.conn, id: res.SessionID}}
+	c.conn.handle(res.SessionID, t.event)
+	errs := make(chan error, 3)
+	for _, m := range []string{"Page.enable", "Runtime.enable", "Accessibility.enable"} {
+		go func() { errs <- t.s.Call(ctx, m, nil, nil) }()
+	}
+	for range 3 {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
+	if err != nil {
+		t.detach(ctx)
+		return nil, fmt.Errorf("attach tab %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// detach ends our session; the tab stays open.
+func (t *tab) detach(ctx context.Context) {
+	t.c.conn.handle(t.s.id, nil)
+	cdp.Call(ctx, t.c.root(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: t.s.id})
+}
+
+func (t *tab) alive() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.gone && t.c.conn.alive()
+}
+
+func (t *tab) tabKey() tabKey { return tabKey{t.c.port, t.id} }
+
+// event handles the session's events on the connection's reader goroutine: it must not call the browser.
+func (t *tab) event(method string, params jsonv2.Value) {
+	switch method {
+	case "Target.detachedFromTarget":
+		t.mu.Lock()
+		t.gone = true
+		t.mu.Unlock()
+		t.c.forget(t)
+	case "Page.frameNavigated":
+		var ev struct {
+			Frame struct {
+				ParentID string `json:"parentId"`
+			} `json:"frame"`
+		}
+		if jsonv2.Unmarshal(params, &ev, chromedp.DefaultUnmarshalOptions) == nil && ev.Frame.ParentID == "" {
+			t.invalidate()
+		}
+	case "Runtime.consoleAPICalled":
+		var ev struct {
+			Type      string          `json:"type"`
+			Args      []remoteValue   `json:"args"`
+			Timestamp float64         `json:"timestamp"`
+		}
+		if jsonv2.Unmarshal(params, &ev, chromedp.DefaultUnmarshalOptions) != nil {
+			return
+		}
+		parts := make([]string, 0, len(ev.Args))
+		for _, a := range ev.Args {
+			parts = append(parts, a.text())
+		}
+		t.log(ev.Type, strings.Join(parts, " "), ev.Timestamp)
+	case "Runtime.exceptionThrown":
+		var ev struct {
+			Timestamp float64 `json:"timestamp"`
+			Details   struct {
+				Text      string       `json:"text"`
+				Exception *remoteValue `json:"exception"`
+			} `json:"exceptionDetails"`
+		}
+		if jsonv2.Unmarshal(params, &ev, chromedp.DefaultUnmarshalOptions) != nil {
+			return
+		}
+		text := ev.Details.Text
+		if ev.Details.Exception != nil {
+			text += " " + ev.Details.Exception.text()
+		}
+		t.log("error", text, ev.Timestamp)
+	}
+}
+
+// remoteValue is the part of a Runtime.RemoteObject console text needs.
+type remoteValue struct {
+	Type        string       `json:"type"`
+	Value       jsonv2.Value `json:"value"`
+	Unser       string       `json:"unserializableValue"`
+	Description string       `json:"description"`
+}
+
+func (v remoteValue) text() string {
+	switch {
+	case v.Type == "string" && len(v.Value) > 0:
+		var s string
+		if jsonv2.Unmarshal(v.Value, &s) == nil {
+			return s
+		}
+	case v.Unser != "":
+		return v.Unser
+	case len(v.Value) > 0 && v.Type != "object":
+		return string(v.Value)
+	}
+	if v.Description != "" {
+		return v.Description
+	}
+	return v.Type
+}
+
+// log buffers a console message (bounded; the oldest is dropped first).
+func (t *tab) log(level, text string, ms float64) {
+	if level == "warning" || level == "warn" {
+		level = "warning"
+	}
+	if len(text) > maxConsoleText {
+		text = cutUTF8(text, maxConsoleText)
+	}
+	m := &agentv1.ConsoleMessage{Level: level, Text: text, TimestampUs: int64(ms * 1000)}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.console) >= maxConsole {
+		copy(t.console, t.console[1:])
+		t.console = t.console[:maxConsole-1]
+	}
+	t.console = append(t.console, m)
+}
+
+// invalidate makes every snapshot of the tab stale (the main frame navigated: a new document).
+func (t *tab) invalidate() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.nav++
+}
+
+// forget drops a closed tab from its browser.
+func (c *chrome) forget(t *tab) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tabs[t.id] == t {
+		delete(c.tabs, t.id)
+	}
+}
+
+// snapshot is the newest snapshot of a tab: its refs and the backend DOM nodes they stand for.
+type snapshot struct {
+	id   string
+	nav  uint64
+	refs map[string]cdp.BackendNodeID
+}
+
+// remember makes s the tab's newest snapshot; the one before becomes superseded.
+func (t *tab) remember(s *snapshot) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s.nav = t.nav
+	if t.newest != nil {
+		t.old = append(t.old, t.newest.id)
+		if len(t.old) > maxOldSnapshots {
+			t.old = t.old[len(t.old)-maxOldSnapshots:]
+		}
+	}
+	t.newest = s
+}
+
+// node resolves a ref of this tab to its backend DOM node id: the snapshot must be this tab's newest, taken in
+// the current document. Whether the node is still in the document is checked when the action runs.
+func (t *tab) node(r *agentv1.ElementRef) (cdp.BackendNodeID, error) {
+	sid, ref := r.GetSnapshotId(), r.GetRef()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.newest == nil || t.newest.id != sid {
+		for _, old := range t.old {
+			if old == sid {
+				return 0, fmt.Errorf("snapshot %s is not the newest of tab %s (%s is): %w", sid, t.id, t.newest.id, errdefs.ErrSnapshotSuperseded)
+			}
+		}
+		if owner, ok := t.c.b.snapshotTab(sid); ok {
+			return 0, fmt.Errorf("snapshot %s is of tab %s of %s, not of tab %s of %s: take a snapshot of this tab: %w",
+				sid, owner.tab, browserID(owner.port), t.id, t.c.id(), errdefs.ErrStaleRef)
+		}
+		return 0, fmt.Errorf("snapshot %s is unknown on tab %s: take a snapshot: %w", sid, t.id, errdefs.ErrStaleRef)
+	}
+	if t.newest.nav != t.nav {
+		return 0, fmt.Errorf("snapshot %s: the tab navigated since (navigation, reload or history): take a snapshot: %w", sid, errdefs.ErrStaleRef)
+	}
+	id, ok := t.newest.refs[ref]
+	if !ok {
+		return 0, fmt.Errorf("ref %s is not in snapshot %s: %w", ref, sid, errdefs.ErrStaleRef)
+	}
+	return id, nil
+}
+
+// consoleMessages copies the buffered console messages.
+func (t *tab) consoleMessages() []*agentv1.ConsoleMessage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]*agentv1.ConsoleMessage(nil), t.console...)
+}
+
+// maxSnapshotOwners bounds the snapshot ids the backend remembers the tab of.
+const maxSnapshotOwners = 4096
+
+// newSnapshotID names a snapshot and remembers which tab it is of.
+func (b *Backend) newSnapshotID(k tabKey) string {
+	id := fmt.Sprintf("page-%d", b.snapSeq.Add(1))
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.snapOwner == nil {
+		b.snapOwner = map[string]tabKey{}
+	}
+	b.snapOwner[id] = k
+	b.snapOrder = append(b.snapOrder, id)
+	if len(b.snapOrder) > maxSnapshotOwners {
+		delete(b.snapOwner, b.snapOrder[0])
+		b.snapOrder = b.snapOrder[1:]
+	}
+	return id
+}
+
+// snapshotTab says which tab a snapshot id is of.
+func (b *Backend) snapshotTab(id string) (tabKey, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k, ok := b.snapOwner[id]
+	return k, ok
+}
+
+// cutUTF8 cuts s to at most n bytes on a rune boundary.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// since is microseconds since start.
+func since(start time.Time) int64 { return time.Since(start).Microseconds() }
