@@ -50,8 +50,10 @@ func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.
 	}
 	resp.Target.AppId, resp.Target.SnapshotId, resp.Target.ElementRef = snap.app.id(), snap.id, er.GetRef()
 
-	_, scrolling := r.GetAction().(*agentv1.ActRequest_ElementScrollIntoView)
-	lv, err := b.check(ctx, er.GetRef(), el, !scrolling)
+	// Focus needs the element on screen; a click needs it only for the pointer fallback (an element's own
+	// action works on a menu item of a closed menu); scrolling into view is for elements not showing.
+	_, focusing := r.GetAction().(*agentv1.ActRequest_ElementFocus)
+	lv, err := b.check(ctx, er.GetRef(), el, focusing)
 	if err != nil {
 		return err
 	}
@@ -162,13 +164,19 @@ func (b *Backend) check(ctx context.Context, ref string, el *element, showing bo
 
 // click runs the element's click-like action, or clicks the pointer at its center.
 func (b *Backend) click(ctx context.Context, el *element, lv *live, resp *agentv1.ActResponse) error {
+	// Toolkits spell them differently (GTK 3 "Click", Chromium "click"), so compare without case.
 	for _, name := range clickActions {
-		if i := slices.Index(lv.actions, name); i >= 0 {
-			resp.UsedElementAction = true
-			return b.doAction(ctx, el, i, name, resp)
+		for i, a := range lv.actions {
+			if strings.EqualFold(a, name) {
+				resp.UsedElementAction = true
+				return b.doAction(ctx, el, i, a, resp)
+			}
 		}
 	}
 	r := lv.bounds
+	if !hasState(lv.states, stateShowing) {
+		return fmt.Errorf("%s is not showing and has no click-like action: take a new snapshot: %w", el.role, errdefs.ErrStaleRef)
+	}
 	if r == nil || r.Width <= 0 || r.Height <= 0 {
 		return fmt.Errorf("%s has no click-like action and no on-screen bounds: %w", el.role, errdefs.ErrUnsupportedAction)
 	}

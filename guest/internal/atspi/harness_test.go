@@ -11,6 +11,7 @@ import (
 	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"google.golang.org/protobuf/testing/protocmp"
 	"glovebox.dev/shared/testenv"
 	"glovebox.dev/shared/testenv/a11ybus"
 	"glovebox.dev/shared/testenv/desktop"
@@ -145,3 +146,6 @@ func find(t *testing.T, s *agentv1.Snapshot, role, name string) *agentv1.Element
 	t.Fatalf("no %s %q in the snapshot:\n%s", role, name, s.GetText())
 	return nil
 }
+
+// cmpProto compares protobuf messages in cmp.Diff.
+var cmpProto = protocmp.Transform()
