@@ -104,11 +104,16 @@ func (b *Backend) describe(ctx context.Context, a appRef) (*agentv1.App, error) 
 			app.Name, _ = v.Value().(string)
 		}
 	})
-	p.do(a.bus, rootPath, ifProperties+".GetAll", []any{ifApplication}, func(c *dbus.Call) {
-		var m map[string]dbus.Variant
-		if c.Store(&m) == nil {
-			app.Toolkit, _ = m["ToolkitName"].Value().(string)
-			app.ToolkitVersion, _ = m["Version"].Value().(string)
+	p.do(a.bus, rootPath, ifProperties+".Get", []any{ifApplication, "ToolkitName"}, func(c *dbus.Call) {
+		var v dbus.Variant
+		if c.Store(&v) == nil {
+			app.Toolkit, _ = v.Value().(string)
+		}
+	})
+	p.do(a.bus, rootPath, ifProperties+".Get", []any{ifApplication, "Version"}, func(c *dbus.Call) {
+		var v dbus.Variant
+		if c.Store(&v) == nil {
+			app.ToolkitVersion, _ = v.Value().(string)
 		}
 	})
 	p.do(a.bus, rootPath, ifAccessible+".GetChildren", nil, func(c *dbus.Call) { werr = c.Store(&wins) })

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
-	"google.golang.org/protobuf/testing/protocmp"
 	"glovebox.dev/shared/testenv"
 	"glovebox.dev/shared/testenv/a11ybus"
 	"glovebox.dev/shared/testenv/desktop"
+	"google.golang.org/protobuf/testing/protocmp"
 )
 
 // python is Debian's interpreter, which has python3-gi (a pyenv python3 on PATH may not).
