@@ -115,6 +115,10 @@ func (s *aioSyncer) datasync(f *os.File) error {
 	}
 	err := <-ch
 	runtime.KeepAlive(f) // its descriptor must stay open until the sync completed
+	if errors.Is(err, unix.EINVAL) {
+		// The file system took the submission but cannot sync through AIO: sync the plain way.
+		return datasync(f)
+	}
 	return err
 }
 
