@@ -225,6 +225,10 @@ func mustKey(name string) domkey.Key {
 func (t *tab) keyEvent(ctx context.Context, down bool, k domkey.Key, mods int) error {
 	p := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: k.Key, Code: k.Code, WindowsVirtualKeyCode: int64(k.KeyCode),
 		NativeVirtualKeyCode: int64(k.KeyCode), Modifiers: int64(mods), Location: int64(k.Location)}
+	if mods&domkey.ModShift != 0 && k.ShiftText != "" {
+		// Shift held: the key is the shifted character ("A", "!"), as a keyboard reports it.
+		p.Key = k.ShiftText
+	}
 	if down {
 		p.Type = input.DispatchKeyEventTypeRawKeyDown
 		if text := k.TextWith(mods); text != "" {

@@ -132,13 +132,17 @@ func (t *tab) resolve(ctx context.Context, id cdp.BackendNodeID) (runtime.Remote
 // call runs a page function on an element with JSON arguments and decodes its JSON result into out; a result
 // with "err" set fails with its class.
 func (t *tab) call(ctx context.Context, obj runtime.RemoteObjectID, fn, what string, out any, args ...any) error {
-	params := runtime.CallFunctionOnParams{FunctionDeclaration: fn, ObjectID: obj, ReturnByValue: ptr(true), AwaitPromise: ptr(false)}
-	for _, a := range args {
-		b, err := jsonv2.Marshal(a, chromedp.DefaultMarshalOptions)
-		if err != nil {
-			return fmt.Errorf("%s: %w: %w", what, errdefs.ErrInternal, err)
-		}
-		params.Arguments = append(params.Arguments, &runtime.CallArgument{Value: b})
+	// The arguments travel as one array: cdproto drops a CallArgument whose value is an empty JSON string.
+	if args == nil {
+		args = []any{}
+	}
+	b, err := jsonv2.Marshal(args, chromedp.DefaultMarshalOptions)
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", what, errdefs.ErrInternal, err)
+	}
+	params := runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function(args) { return (" + fn + ").apply(this, args); }",
+		ObjectID:            obj, ReturnByValue: ptr(true), Arguments: []*runtime.CallArgument{{Value: b}},
 	}
 	res, err := cdp.Call(ctx, t.s, runtime.CallFunctionOn, params)
 	if err != nil {
