@@ -17,7 +17,6 @@ import (
 	"glovebox.dev/shared/errdefs"
 )
 
-
 // pageError is what a page function returns instead of a result when it cannot act: err is a code, detail text
 // for the message.
 type pageError struct {

@@ -103,7 +103,9 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 		walk(tree.Nodes[0], -1, 0, "")
 	}
 
-	interactive := func(e *element) bool { return interactiveRoles[e.el.Role] || hasState(e.el, "focusable") && e.el.Role != "RootWebArea" }
+	interactive := func(e *element) bool {
+		return interactiveRoles[e.el.Role] || hasState(e.el, "focusable") && e.el.Role != "RootWebArea"
+	}
 	for _, e := range els {
 		e.keep = !opts.GetInteractiveOnly() || interactive(e)
 	}

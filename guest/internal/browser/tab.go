@@ -105,9 +105,9 @@ func (t *tab) event(method string, params jsonv2.Value) {
 		}
 	case "Runtime.consoleAPICalled":
 		var ev struct {
-			Type      string          `json:"type"`
-			Args      []remoteValue   `json:"args"`
-			Timestamp float64         `json:"timestamp"`
+			Type      string        `json:"type"`
+			Args      []remoteValue `json:"args"`
+			Timestamp float64       `json:"timestamp"`
 		}
 		if jsonv2.Unmarshal(params, &ev, chromedp.DefaultUnmarshalOptions) != nil {
 			return

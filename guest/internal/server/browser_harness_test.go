@@ -127,7 +127,9 @@ func (e *chromeEnv) newTab(t *testing.T, url string) string {
 	return id
 }
 
-func (e *chromeEnv) tab(id string) *agentv1.TabRef { return &agentv1.TabRef{BrowserId: e.id, TabId: id} }
+func (e *chromeEnv) tab(id string) *agentv1.TabRef {
+	return &agentv1.TabRef{BrowserId: e.id, TabId: id}
+}
 
 // do sends an action as owner "test".
 func (e *chromeEnv) do(t testing.TB, r *agentv1.ActRequest) (*agentv1.ActResponse, error) {
