@@ -254,11 +254,10 @@ func (b *Backend) setValue(ctx context.Context, ref string, el *element, a *agen
 		if el.ifaces&hasValue == 0 {
 			return fmt.Errorf("%s (%s) has no Value interface: it takes no number: %w", ref, el.role, errdefs.ErrUnsupportedAction)
 		}
-		var m map[string]dbus.Variant
-		if err := b.call(ctx, o.Name, o.Path, ifProperties+".GetAll", ifValue).Store(&m); err != nil {
+		rng, err := b.valueRange(ctx, o)
+		if err != nil {
 			return classify(ref, err)
 		}
-		rng, _ := valueOf(m)
 		if n := v.Number; n < rng.Minimum || n > rng.Maximum || math.IsNaN(n) {
 			var vs errdefs.Violations
 			vs.Addf("action.element_set_value.number", "must be within %s's range %g..%g, got %g", ref, rng.Minimum, rng.Maximum, n)

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +55,10 @@ type app struct {
 func (e *env) startApp(t *testing.T, name string, args ...string) *app {
 	t.Helper()
 	c := e.s.Command(name, args...)
+	if f, err := os.Create(filepath.Join(os.TempDir(), "a11y-"+filepath.Base(name)+".log")); err == nil {
+		c.Stderr = f
+		t.Cleanup(func() { f.Close() })
+	}
 	out, err := c.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -193,9 +193,13 @@ func (b *Backend) build(w *walker, snap *snapshot, out *agentv1.Snapshot, o *age
 			}
 			ref := "e" + strconv.Itoa(len(out.Elements)+1)
 			refs[i] = ref
+			value := n.value
+			if n.rng != nil {
+				value = strconv.FormatFloat(n.rng.Current, 'g', -1, 64)
+			}
 			el := &agentv1.Element{
 				Ref: ref, Role: roleName(n.role), Name: n.name, Description: n.desc, States: stateList(n.states[:]),
-				Bounds: n.bounds, Actions: n.actions, Value: n.value, Text: n.text, ParentRef: parentRef,
+				Bounds: n.bounds, Actions: n.actions, Value: value, Text: n.text, ParentRef: parentRef,
 				Depth: int32(depth), Range: n.rng,
 			}
 			out.Elements = append(out.Elements, el)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -222,7 +221,7 @@ func (w *walker) add(ref objRef, parent, depth int) {
 // fetchFacts reads what the cache would have told: role, states, interfaces, name, description, child count.
 func (w *walker) fetchFacts(i int, n *node) {
 	var left atomic.Int32
-	left.Store(4)
+	left.Store(6)
 	finish := func(c *dbus.Call) {
 		w.failed(n, c.Err)
 		if left.Add(-1) == 0 {
@@ -251,12 +250,26 @@ func (w *walker) fetchFacts(i int, n *node) {
 		}
 		finish(c)
 	})
-	w.p.do(n.ref.Name, n.ref.Path, ifProperties+".GetAll", []any{ifAccessible}, func(c *dbus.Call) {
-		var m map[string]dbus.Variant
-		if c.Store(&m) == nil {
-			n.name, _ = m["Name"].Value().(string)
-			n.desc, _ = m["Description"].Value().(string)
-			n.childCount, _ = m["ChildCount"].Value().(int32)
+	// Properties one by one, never GetAll: at-spi2-atk's GetAll aborts the whole app (a libdbus assertion) when
+	// one property has no value, as Chromium's do.
+	w.p.do(n.ref.Name, n.ref.Path, ifProperties+".Get", []any{ifAccessible, "Name"}, func(c *dbus.Call) {
+		var v dbus.Variant
+		if c.Store(&v) == nil {
+			n.name, _ = v.Value().(string)
+		}
+		finish(c)
+	})
+	w.p.do(n.ref.Name, n.ref.Path, ifProperties+".Get", []any{ifAccessible, "ChildCount"}, func(c *dbus.Call) {
+		var v dbus.Variant
+		if c.Store(&v) == nil {
+			n.childCount, _ = v.Value().(int32)
+		}
+		finish(c)
+	})
+	w.p.do(n.ref.Name, n.ref.Path, ifProperties+".Get", []any{ifAccessible, "Description"}, func(c *dbus.Call) {
+		var v dbus.Variant
+		if c.Store(&v) == nil {
+			n.desc, _ = v.Value().(string)
 		}
 		finish(c)
 	})
@@ -317,12 +330,18 @@ func (w *walker) known(i int, n *node) {
 		})
 	}
 	if n.ifaces&hasValue != 0 {
-		d(ifProperties, "GetAll", []any{ifValue}, func(c *dbus.Call) {
-			var m map[string]dbus.Variant
-			if c.Store(&m) == nil {
-				n.rng, n.value = valueOf(m)
-			}
-		})
+		n.rng = &agentv1.ValueRange{}
+		for _, f := range []struct {
+			name string
+			to   *float64
+		}{{"CurrentValue", &n.rng.Current}, {"MinimumValue", &n.rng.Minimum}, {"MaximumValue", &n.rng.Maximum}, {"MinimumIncrement", &n.rng.Step}} {
+			d(ifProperties, "Get", []any{ifValue, f.name}, func(c *dbus.Call) {
+				var v dbus.Variant
+				if c.Store(&v) == nil {
+					*f.to, _ = v.Value().(float64)
+				}
+			})
+		}
 	}
 	if n.ifaces&hasAction != 0 {
 		d(ifAction, "GetActions", nil, func(c *dbus.Call) {
@@ -355,14 +374,20 @@ func (w *walker) known(i int, n *node) {
 	}
 }
 
-// valueOf reads the Value interface's properties.
-func valueOf(m map[string]dbus.Variant) (*agentv1.ValueRange, string) {
-	f := func(k string) float64 { v, _ := m[k].Value().(float64); return v }
-	r := &agentv1.ValueRange{Current: f("CurrentValue"), Minimum: f("MinimumValue"), Maximum: f("MaximumValue"), Step: f("MinimumIncrement")}
-	if s, _ := m["Text"].Value().(string); s != "" {
-		return r, s
+// valueRange reads the Value interface's range, property by property (see fetchFacts on GetAll).
+func (b *Backend) valueRange(ctx context.Context, o objRef) (*agentv1.ValueRange, error) {
+	r := &agentv1.ValueRange{}
+	for _, f := range []struct {
+		name string
+		to   *float64
+	}{{"MinimumValue", &r.Minimum}, {"MaximumValue", &r.Maximum}, {"CurrentValue", &r.Current}} {
+		var v dbus.Variant
+		if err := b.call(ctx, o.Name, o.Path, ifProperties+".Get", ifValue, f.name).Store(&v); err != nil {
+			return nil, err
+		}
+		*f.to, _ = v.Value().(float64)
 	}
-	return r, strconv.FormatFloat(r.Current, 'g', -1, 64)
+	return r, nil
 }
 
 // truncRunes cuts s to at most n runes.
