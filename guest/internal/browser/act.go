@@ -53,8 +53,7 @@ func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.
 	if err != nil {
 		return err
 	}
-	t.group = fmt.Sprintf("glovebox-%d", b.snapSeq.Add(1))
-	defer t.release(t.group)
+	t.nextGroup()
 	err = b.act(ctx, t, r, resp)
 	if err != nil {
 		b.releaseTab(ctx, r.GetOwner(), t)

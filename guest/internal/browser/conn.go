@@ -196,6 +196,72 @@ func (c *conn) call(ctx context.Context, session target.SessionID, method string
 	}
 }
 
+// command is one command of a batch.
+type command struct {
+	method string
+	params any
+	// res, when not nil, receives the result.
+	res any
+}
+
+// batch sends commands on a session back to back, in order, without waiting for each reply, then waits for
+// every reply; it answers the first error. Chrome runs a session's commands in the order they arrive, so the
+// order holds; only the round trips overlap (input events that Chrome acknowledges on the next animation
+// frame cost one frame for the batch, not one each).
+func (c *conn) batch(ctx context.Context, session target.SessionID, cmds []command) error {
+	chans := make([]chan *cdproto.Message, len(cmds))
+	ids := make([]int64, len(cmds))
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w: %w", cmds[0].method, errdefs.ErrTargetGone, err)
+	}
+	for i := range cmds {
+		ids[i] = c.next.Add(1)
+		chans[i] = make(chan *cdproto.Message, 1)
+		c.pending[ids[i]] = chans[i]
+	}
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		for _, id := range ids {
+			delete(c.pending, id)
+		}
+		c.mu.Unlock()
+	}
+	for i, cmd := range cmds {
+		buf, err := jsonv2.Marshal(cmd.params, chromedp.DefaultMarshalOptions)
+		if err == nil {
+			err = c.ws.Write(ctx, &cdproto.Message{ID: ids[i], SessionID: session, Method: cdproto.MethodType(cmd.method), Params: buf})
+		}
+		if err != nil {
+			forget()
+			return fmt.Errorf("%s: %w: %w", cmd.method, errdefs.ErrTargetGone, err)
+		}
+	}
+	var first error
+	for i, ch := range chans {
+		select {
+		case <-ctx.Done():
+			forget()
+			return fmt.Errorf("%s: %w: %w", cmds[i].method, errdefs.ErrInterrupted, ctx.Err())
+		case reply, ok := <-ch:
+			switch {
+			case !ok && first == nil:
+				first = fmt.Errorf("%s: %w: %w", cmds[i].method, errdefs.ErrTargetGone, errConnClosed)
+			case ok && reply.Error != nil && first == nil:
+				first = &cdpError{method: cmds[i].method, err: reply.Error}
+			case ok && reply.Error == nil && cmds[i].res != nil:
+				if err := jsonv2.Unmarshal(reply.Result, cmds[i].res, chromedp.DefaultUnmarshalOptions); err != nil && first == nil {
+					first = fmt.Errorf("%s: decode: %w: %w", cmds[i].method, errdefs.ErrInternal, err)
+				}
+			}
+		}
+	}
+	return first
+}
+
 // cdpError is an error the browser answered a command with.
 type cdpError struct {
 	method string

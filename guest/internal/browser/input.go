@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/domkey"
@@ -67,16 +68,19 @@ func (b *Backend) click(ctx context.Context, t *tab, owner string, c *agentv1.Pa
 	}
 	button := buttonNames[c.GetButton()]
 	bits := buttonBits[button]
-	if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, input.MouseButtonNone, 0, 0, mods); err != nil {
-		return err
+	// Move, then press and release count times, sent as one batch (see conn.batch).
+	ev := func(typ input.DispatchMouseEventType, b input.MouseButton, buttons, count int64) command {
+		return command{method: "Input.dispatchMouseEvent", params: input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Modifiers: int64(mods),
+			Button: b, Buttons: buttons, ClickCount: count}}
 	}
+	cmds := []command{ev(input.DispatchMouseEventTypeMouseMoved, input.MouseButtonNone, 0, 0)}
 	for i := int64(1); i <= int64(max(c.GetCount(), 1)); i++ {
-		if err := t.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, button, bits, i, mods); err != nil {
-			return err
-		}
-		if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, button, 0, i, mods); err != nil {
-			return err
-		}
+		cmds = append(cmds, ev(input.DispatchMouseEventTypeMousePressed, button, bits, i), ev(input.DispatchMouseEventTypeMouseReleased, button, 0, i))
+	}
+	if err := t.c.conn.batch(ctx, t.s.id, cmds); err != nil {
+		// Never leave the button down: a release for a press that did not happen is harmless.
+		t.mouse(context.WithoutCancel(ctx), input.DispatchMouseEventTypeMouseReleased, x, y, button, 0, 1, mods)
+		return err
 	}
 	resp.Pointer = &agentv1.Point{X: int32(x), Y: int32(y)}
 	return nil
@@ -151,16 +155,33 @@ func (t *tab) fill(ctx context.Context, f *agentv1.Fill, resp *agentv1.ActRespon
 	if err := t.call(ctx, loc.obj, jsFocusField, "fill", &kind); err != nil {
 		return err
 	}
+	var v struct{ Value string }
 	if f.GetText() == "" {
 		if err := t.key(ctx, mustKey("Delete"), 0); err != nil {
 			return err
 		}
-	} else if _, err := cdp.Call(ctx, t.s, input.InsertText, input.InsertTextParams{Text: f.GetText()}); err != nil {
-		return err
-	}
-	var v struct{ Value string }
-	if err := t.call(ctx, loc.obj, jsValue, "fill: read back", &v); err != nil {
-		return err
+		if err := t.call(ctx, loc.obj, jsValue, "fill: read back", &v); err != nil {
+			return err
+		}
+	} else {
+		// The text and a first read-back go as one batch. The read-back travels on another channel than the
+		// input and may overtake it; a read that does not match yet is repeated once the insert is acknowledged.
+		var res runtime.CallFunctionOnResult
+		err := t.c.conn.batch(ctx, t.s.id, []command{
+			{method: "Input.insertText", params: input.InsertTextParams{Text: f.GetText()}},
+			{method: "Runtime.callFunctionOn", params: t.callParams(loc.obj, jsValue, nil), res: &res},
+		})
+		if err != nil {
+			return fmt.Errorf("fill: %w", err)
+		}
+		if err := decodeResult(res.Result, res.ExceptionDetails, "fill: read back", &v); err != nil {
+			return err
+		}
+		if v.Value != f.GetText() {
+			if err := t.call(ctx, loc.obj, jsValue, "fill: read back", &v); err != nil {
+				return err
+			}
+		}
 	}
 	resp.Value = v.Value
 	got, want := v.Value, f.GetText()

@@ -66,7 +66,7 @@ func (t *tab) locate(ctx context.Context, l *agentv1.Locator, what string) (*loc
 		if err != nil {
 			return nil, err
 		}
-		obj, err := t.resolve(ctx, id)
+		obj, err := t.resolveCached(ctx, id)
 		if err != nil {
 			return nil, fmt.Errorf("%s: ref %s: %w", what, k.Ref.GetRef(), err)
 		}
@@ -128,21 +128,38 @@ func (t *tab) resolve(ctx context.Context, id cdp.BackendNodeID) (runtime.Remote
 	return res.Object.ObjectID, nil
 }
 
+// resolveCached is resolve for a ref's node, reusing the page object an earlier action of the same snapshot
+// resolved while its object group lives (the page functions check that the element is still connected).
+func (t *tab) resolveCached(ctx context.Context, id cdp.BackendNodeID) (runtime.RemoteObjectID, error) {
+	t.mu.Lock()
+	o, ok := t.objects[id]
+	t.mu.Unlock()
+	if ok && (o.group == t.group || o.group == t.prevGroup) {
+		return o.id, nil
+	}
+	obj, err := t.resolve(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	t.mu.Lock()
+	if t.objects == nil {
+		t.objects = map[cdp.BackendNodeID]pageObject{}
+	}
+	t.objects[id] = pageObject{obj, t.group}
+	t.mu.Unlock()
+	return obj, nil
+}
+
+// pageObject is a resolved element and the object group holding it.
+type pageObject struct {
+	id    runtime.RemoteObjectID
+	group string
+}
+
 // call runs a page function on an element with JSON arguments and decodes its JSON result into out; a result
 // with "err" set fails with its class.
 func (t *tab) call(ctx context.Context, obj runtime.RemoteObjectID, fn, what string, out any, args ...any) error {
-	// The arguments travel as one array: cdproto drops a CallArgument whose value is an empty JSON string.
-	if args == nil {
-		args = []any{}
-	}
-	b, err := jsonv2.Marshal(args, chromedp.DefaultMarshalOptions)
-	if err != nil {
-		return fmt.Errorf("%s: %w: %w", what, errdefs.ErrInternal, err)
-	}
-	params := runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function(args) { return (" + fn + ").apply(this, args); }",
-		ObjectID:            obj, ReturnByValue: ptr(true), Arguments: []*runtime.CallArgument{{Value: b}},
-	}
+	params := t.callParams(obj, fn, args)
 	res, err := cdp.Call(ctx, t.s, runtime.CallFunctionOn, params)
 	if err != nil {
 		var ce *cdpError
@@ -152,6 +169,22 @@ func (t *tab) call(ctx context.Context, obj runtime.RemoteObjectID, fn, what str
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return decodeResult(res.Result, res.ExceptionDetails, what, out)
+}
+
+// callParams builds the Runtime.callFunctionOn of a page function. The arguments travel as one JSON array:
+// cdproto drops a CallArgument whose value is an empty JSON string.
+func (t *tab) callParams(obj runtime.RemoteObjectID, fn string, args []any) runtime.CallFunctionOnParams {
+	if args == nil {
+		args = []any{}
+	}
+	b, err := jsonv2.Marshal(args, chromedp.DefaultMarshalOptions)
+	if err != nil {
+		b = []byte("[]")
+	}
+	return runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function(args) { return (" + fn + ").apply(this, args); }",
+		ObjectID:            obj, ReturnByValue: ptr(true), Arguments: []*runtime.CallArgument{{Value: b}},
+	}
 }
 
 // eval runs a page function in the page's main world with JSON arguments (no element).
@@ -197,10 +230,23 @@ func decodeResult(r *runtime.RemoteObject, exc *runtime.ExceptionDetails, what s
 	return nil
 }
 
-// release frees the objects an action resolved (its own object group, so a later action's objects are never
-// released under it). It does not wait for the browser.
-func (t *tab) release(group string) {
-	go t.s.Call(context.Background(), "Runtime.releaseObjectGroup", runtime.ReleaseObjectGroupParams{ObjectGroup: group}, nil)
+// groupActions is how many actions share an object group. The group before the current one is released when a
+// new one starts, so the page holds the objects of at most 2*groupActions actions, and no action waits for a
+// release or loses its objects to one.
+const groupActions = 32
+
+// nextGroup picks the object group of the next action on the tab (actions on a tab are serialized by the
+// agent's mutation queue).
+func (t *tab) nextGroup() {
+	t.actions++
+	if t.group != "" && t.actions%groupActions != 0 {
+		return
+	}
+	old := t.prevGroup
+	t.prevGroup, t.group = t.group, fmt.Sprintf("glovebox-%d", t.actions/groupActions)
+	if old != "" {
+		go t.s.Call(context.Background(), "Runtime.releaseObjectGroup", runtime.ReleaseObjectGroupParams{ObjectGroup: old}, nil)
+	}
 }
 
 // point scrolls the element into view and returns its center; with check, a point where another element is

@@ -6,13 +6,10 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	"github.com/chromedp/cdproto/dom"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/validate"
@@ -22,9 +19,6 @@ import (
 const (
 	// maxNameRunes bounds an element's name and value in a snapshot.
 	maxNameRunes = 4096
-	// boxWorkers bounds the DOM.getBoxModel calls in flight: enough to hide the round trips, few enough not to
-	// flood the renderer's queue ahead of other clients.
-	boxWorkers = 32
 )
 
 // interactiveRoles are the roles a user acts on.
@@ -37,6 +31,45 @@ var interactiveRoles = map[string]bool{
 
 // flattenRoles are containers without meaning of their own: their children take their place.
 var flattenRoles = map[string]bool{"generic": true, "none": true, "presentation": true, "InlineTextBox": true, "LineBreak": true}
+
+// axValue, axProperty and axNode are the parts of Accessibility.getFullAXTree's nodes a snapshot reads; decoding
+// only these (not the name sources Chrome sends along) keeps a big tree fast.
+type axValue struct {
+	Value jsonv2.Value `json:"value"`
+}
+
+type axProperty struct {
+	Name  string   `json:"name"`
+	Value *axValue `json:"value"`
+}
+
+type axNode struct {
+	NodeID           string       `json:"nodeId"`
+	Ignored          bool         `json:"ignored"`
+	Role             *axValue     `json:"role"`
+	Name             *axValue     `json:"name"`
+	Description      *axValue     `json:"description"`
+	Value            *axValue     `json:"value"`
+	Properties       []axProperty `json:"properties"`
+	ChildIDs         []string     `json:"childIds"`
+	BackendDOMNodeID int64        `json:"backendDOMNodeId"`
+}
+
+// domLayout is the part of DOMSnapshot.captureSnapshot that gives every laid-out node of the main document its
+// box: one call for the whole page instead of a DOM.getBoxModel per element.
+type domLayout struct {
+	Documents []struct {
+		Nodes struct {
+			BackendNodeID []int64 `json:"backendNodeId"`
+		} `json:"nodes"`
+		Layout struct {
+			NodeIndex []int64     `json:"nodeIndex"`
+			Bounds    [][]float64 `json:"bounds"`
+		} `json:"layout"`
+		ScrollOffsetX float64 `json:"scrollOffsetX"`
+		ScrollOffsetY float64 `json:"scrollOffsetY"`
+	} `json:"documents"`
+}
 
 // element is one kept AX node during a snapshot.
 type element struct {
@@ -52,9 +85,32 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 	t.mu.Lock()
 	nav := t.nav
 	t.mu.Unlock()
-	tree, err := cdp.Call(ctx, t.s, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
-	if err != nil {
+	// The tree and the layout are read at the same time: the renderer answers one after the other, but the
+	// transfer and decoding of one overlap the other.
+	var tree struct {
+		Nodes []*axNode `json:"nodes"`
+	}
+	var layout domLayout
+	layoutErr := make(chan error, 1)
+	go func() {
+		layoutErr <- t.s.Call(ctx, "DOMSnapshot.captureSnapshot", map[string]any{"computedStyles": []string{}}, &layout)
+	}()
+	if err := t.s.Call(ctx, "Accessibility.getFullAXTree", map[string]any{}, &tree); err != nil {
+		<-layoutErr
 		return nil, fmt.Errorf("snapshot tab %s: %w", t.id, err)
+	}
+	boxes := map[int64]*agentv1.Rect{}
+	if err := <-layoutErr; err == nil && len(layout.Documents) > 0 {
+		d := layout.Documents[0]
+		for i, ni := range d.Layout.NodeIndex {
+			if int(ni) < len(d.Nodes.BackendNodeID) && i < len(d.Layout.Bounds) && len(d.Layout.Bounds[i]) == 4 {
+				b := d.Layout.Bounds[i]
+				if _, ok := boxes[d.Nodes.BackendNodeID[ni]]; !ok {
+					boxes[d.Nodes.BackendNodeID[ni]] = &agentv1.Rect{X: int32(math.Floor(b[0] - d.ScrollOffsetX)), Y: int32(math.Floor(b[1] - d.ScrollOffsetY)),
+						Width: int32(math.Ceil(b[2])), Height: int32(math.Ceil(b[3]))}
+				}
+			}
+		}
 	}
 	maxNodes := int(opts.GetMaxNodes())
 	if maxNodes == 0 {
@@ -62,14 +118,14 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 	}
 	maxDepth := int(opts.GetMaxDepth())
 
-	byID := make(map[accessibility.NodeID]*accessibility.Node, len(tree.Nodes))
+	byID := make(map[string]*axNode, len(tree.Nodes))
 	for _, n := range tree.Nodes {
 		byID[n.NodeID] = n
 	}
 	var els []*element
 	complete, reason := true, ""
-	var walk func(n *accessibility.Node, parent int, depth int, parentName string)
-	walk = func(n *accessibility.Node, parent int, depth int, parentName string) {
+	var walk func(n *axNode, parent int, depth int, parentName string)
+	walk = func(n *axNode, parent int, depth int, parentName string) {
 		if !complete {
 			return
 		}
@@ -85,7 +141,7 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 				complete, reason = false, fmt.Sprintf("max_nodes %d reached", maxNodes)
 				return
 			}
-			e := &element{el: axElement(n, role, name, depth), backend: n.BackendDOMNodeID}
+			e := &element{el: axElement(n, role, name, depth), backend: cdp.BackendNodeID(n.BackendDOMNodeID)}
 			if parent >= 0 {
 				e.el.ParentRef = els[parent].el.Ref
 			}
@@ -121,13 +177,11 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 			}
 		}
 	}
-	var boxed []*element
 	for _, e := range els {
 		if e.keep && e.backend != 0 && e.el.Role != "text" && (opts.GetVisibleOnly() || interactive(e)) {
-			boxed = append(boxed, e)
+			e.el.Bounds = boxes[int64(e.backend)]
 		}
 	}
-	t.boxes(ctx, boxed)
 	if opts.GetVisibleOnly() {
 		// An element is visible when its box meets the viewport; a text run when its parent is.
 		vw, vh := t.viewport(ctx)
@@ -178,7 +232,7 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 }
 
 // axElement converts an AX node.
-func axElement(n *accessibility.Node, role, name string, depth int) *agentv1.Element {
+func axElement(n *axNode, role, name string, depth int) *agentv1.Element {
 	e := &agentv1.Element{Role: role, Name: cutRunes(name), Depth: int32(depth), Description: cutRunes(axString(n.Description))}
 	if role == "StaticText" {
 		e.Role = "text"
@@ -188,14 +242,14 @@ func axElement(n *accessibility.Node, role, name string, depth int) *agentv1.Ele
 	hasRange := false
 	for _, p := range n.Properties {
 		v := p.Value
-		switch string(p.Name) {
+		switch p.Name {
 		case "focusable":
 			if axTrue(v) {
 				e.States = append(e.States, "focusable")
 			}
 		case "focused", "disabled", "selected", "required", "readonly", "multiline", "modal", "busy":
 			if axTrue(v) {
-				e.States = append(e.States, string(p.Name))
+				e.States = append(e.States, p.Name)
 			}
 		case "checked":
 			switch axString(v) {
@@ -236,44 +290,6 @@ func axElement(n *accessibility.Node, role, name string, depth int) *agentv1.Ele
 		e.Actions = []string{"click", "focus"}
 	}
 	return e
-}
-
-// boxes fills the bounds of els (CSS pixels of the viewport) with pipelined DOM.getBoxModel calls; an element
-// without a box (display: none) keeps no bounds.
-func (t *tab) boxes(ctx context.Context, els []*element) {
-	work := make(chan *element)
-	var wg sync.WaitGroup
-	for range min(boxWorkers, len(els)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for e := range work {
-				res, err := cdp.Call(ctx, t.s, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: e.backend})
-				if err == nil && res.Model != nil {
-					e.el.Bounds = quadRect(res.Model.Border)
-				}
-			}
-		}()
-	}
-	for _, e := range els {
-		work <- e
-	}
-	close(work)
-	wg.Wait()
-}
-
-// quadRect is the bounding rectangle of a quad.
-func quadRect(q dom.Quad) *agentv1.Rect {
-	if len(q) < 8 {
-		return nil
-	}
-	minX, minY, maxX, maxY := q[0], q[1], q[0], q[1]
-	for i := 2; i+1 < len(q); i += 2 {
-		minX, maxX = math.Min(minX, q[i]), math.Max(maxX, q[i])
-		minY, maxY = math.Min(minY, q[i+1]), math.Max(maxY, q[i+1])
-	}
-	return &agentv1.Rect{X: int32(math.Floor(minX)), Y: int32(math.Floor(minY)),
-		Width: int32(math.Ceil(maxX - minX)), Height: int32(math.Ceil(maxY - minY))}
 }
 
 // render writes one line of the compact text: `  [ref] role "name" value="..." states`.
@@ -320,7 +336,7 @@ func dropState(states []string, s string) []string {
 }
 
 // axString is an AX value as text (strings unquoted, other JSON as written).
-func axString(v *accessibility.Value) string {
+func axString(v *axValue) string {
 	if v == nil || len(v.Value) == 0 {
 		return ""
 	}
@@ -334,9 +350,9 @@ func axString(v *accessibility.Value) string {
 	return string(raw)
 }
 
-func axTrue(v *accessibility.Value) bool { return axString(v) == "true" }
+func axTrue(v *axValue) bool { return axString(v) == "true" }
 
-func axNumber(v *accessibility.Value) float64 {
+func axNumber(v *axValue) float64 {
 	f, _ := strconv.ParseFloat(axString(v), 64)
 	return f
 }

@@ -33,8 +33,12 @@ type tab struct {
 	c  *chrome
 	id target.ID
 	s  session
-	// group is the object group of the action running on the tab (actions are serialized by the agent).
-	group string
+	// group is the object group of the action running on the tab, prevGroup the one before (see nextGroup);
+	// actions counts the tab's actions. Actions are serialized by the agent's mutation queue.
+	group, prevGroup string
+	actions          int
+	// objects are the page objects resolved for the newest snapshot's refs (see resolveCached).
+	objects map[cdp.BackendNodeID]pageObject
 
 	mu   sync.Mutex
 	gone bool
@@ -185,6 +189,7 @@ func (t *tab) invalidate() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.nav++
+	t.objects = nil
 }
 
 // forget drops a closed tab from its browser.
@@ -209,6 +214,7 @@ func (t *tab) remember(s *snapshot) {
 	defer t.mu.Unlock()
 	s.nav = t.nav
 	if t.newest != nil {
+		t.objects = nil
 		t.old = append(t.old, t.newest.id)
 		if len(t.old) > maxOldSnapshots {
 			t.old = t.old[len(t.old)-maxOldSnapshots:]

@@ -83,7 +83,7 @@ func startChromium(t testing.TB, d *desktop.Desktop, port int) {
 }
 
 // newChromeEnv starts everything; call it once per top-level test and share it across subtests.
-func newChromeEnv(t *testing.T) *chromeEnv {
+func newChromeEnv(t testing.TB) *chromeEnv {
 	t.Helper()
 	if _, err := exec.LookPath("chromium"); err != nil {
 		testenv.Missing(t, "chromium is not installed (apt-get install chromium)")
@@ -112,7 +112,7 @@ func newChromeEnv(t *testing.T) *chromeEnv {
 func (e *chromeEnv) url(path string) string { return e.srv.URL + path }
 
 // newTab opens a tab on url through the agent and returns its id.
-func (e *chromeEnv) newTab(t *testing.T, url string) string {
+func (e *chromeEnv) newTab(t testing.TB, url string) string {
 	t.Helper()
 	resp, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_NewTab{NewTab: &agentv1.NewTab{BrowserId: e.id}}})
 	if err != nil {
