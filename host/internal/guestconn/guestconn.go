@@ -75,6 +75,8 @@ type Conn struct {
 	act       agentv1.ActServiceClient
 	clipboard agentv1.ClipboardServiceClient
 	agent     agentv1.AgentServiceClient
+	a11y      agentv1.AccessibilityServiceClient
+	browser   agentv1.BrowserServiceClient
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -108,6 +110,7 @@ func New(name, uri string, opts Options) (*Conn, error) {
 		name: name, opts: opts, cc: cc, log: opts.Logger.With("guest", name),
 		observe: agentv1.NewObserveServiceClient(cc), act: agentv1.NewActServiceClient(cc),
 		clipboard: agentv1.NewClipboardServiceClient(cc), agent: agentv1.NewAgentServiceClient(cc),
+		a11y: agentv1.NewAccessibilityServiceClient(cc), browser: agentv1.NewBrowserServiceClient(cc),
 		cancel: cancel, done: make(chan struct{}),
 		st: Status{State: brokerv1.GuestState_GUEST_STATE_CONNECTING, Since: time.Now()},
 	}
@@ -276,6 +279,9 @@ type Clients struct {
 	Act       agentv1.ActServiceClient
 	Clipboard agentv1.ClipboardServiceClient
 	Agent     agentv1.AgentServiceClient
+	// Accessibility and Browser serve the AT-SPI and Chromium reads.
+	Accessibility agentv1.AccessibilityServiceClient
+	Browser       agentv1.BrowserServiceClient
 }
 
 // Call runs fn against the guest when it is ready, with a deadline of the configured timeout plus extra
@@ -288,7 +294,7 @@ func (c *Conn) Call(ctx context.Context, extra time.Duration, fn func(ctx contex
 	}
 	cctx, cancel := context.WithTimeout(ctx, c.opts.Timeout+extra)
 	defer cancel()
-	return c.translate(ctx, fn(cctx, Clients{Observe: c.observe, Act: c.act, Clipboard: c.clipboard, Agent: c.agent}), c.opts.Timeout+extra)
+	return c.translate(ctx, fn(cctx, c.clients()), c.opts.Timeout+extra)
 }
 
 // Stream returns the clients for a streaming call (which has no overall deadline) when the guest is ready;
@@ -297,11 +303,15 @@ func (c *Conn) Stream() (Clients, error) {
 	if err := c.Ready(); err != nil {
 		return Clients{}, err
 	}
-	return Clients{Observe: c.observe, Act: c.act, Clipboard: c.clipboard, Agent: c.agent}, nil
+	return c.clients(), nil
 }
 
 // Translate is Call's error translation for errors of streams obtained with Stream.
 func (c *Conn) Translate(ctx context.Context, err error) error { return c.translate(ctx, err, 0) }
+
+func (c *Conn) clients() Clients {
+	return Clients{Observe: c.observe, Act: c.act, Clipboard: c.clipboard, Agent: c.agent, Accessibility: c.a11y, Browser: c.browser}
+}
 
 func (c *Conn) translate(ctx context.Context, err error, limit time.Duration) error {
 	if err == nil {
