@@ -1,8 +1,9 @@
 // Package endpoint parses endpoint URIs and listens on or dials them with the access checks of the design:
 // vsock://CID:PORT (only allowed peer CIDs, by default the host), unix:///path (mode 0600, never clobbering
-// a file), tcp://host:port (loopback only unless allowed). serial:///dev/virtio-ports/NAME and
-// hvsock:///path/v.sock:PORT parse, so configuration can name them, but Listen and Dial refuse them until
-// the VM transport lands.
+// a file), tcp://host:port (loopback only unless allowed), and the VM transports without vsock:
+// serial:///dev/virtio-ports/NAME (Listen, in the guest: a virtio-serial port), serial+unix:///path (Dial,
+// on the host: QEMU's chardev unix socket for that port, with the serial handshake of serialproto.go) and
+// hvsock:///path/v.sock:PORT (Dial, on the host: Firecracker / Cloud Hypervisor hybrid vsock).
 package endpoint
 
 import (
@@ -22,6 +23,9 @@ const (
 	SchemeTCP    = "tcp"
 	SchemeSerial = "serial"
 	SchemeHVSock = "hvsock"
+	// SchemeSerialUnix is the host end of a virtio-serial port: QEMU's chardev unix socket
+	// (-chardev socket,path=...,server=on,wait=off), dialed with the serial handshake.
+	SchemeSerialUnix = "serial+unix"
 )
 
 // Well-known vsock context ids.
@@ -63,14 +67,14 @@ func Parse(uri string) (Endpoint, error) {
 	switch scheme {
 	case SchemeVsock:
 		e, err = parseVsock(rest)
-	case SchemeUnix, SchemeSerial:
+	case SchemeUnix, SchemeSerial, SchemeSerialUnix:
 		e, err = parsePath(scheme, rest)
 	case SchemeTCP:
 		e, err = parseTCP(rest)
 	case SchemeHVSock:
 		e, err = parseHVSock(rest)
 	default:
-		err = fmt.Errorf("unknown scheme %q (want vsock, unix, tcp, serial or hvsock)", scheme)
+		err = fmt.Errorf("unknown scheme %q (want vsock, unix, tcp, serial, serial+unix or hvsock)", scheme)
 	}
 	if err != nil {
 		return Endpoint{}, fmt.Errorf("endpoint %q: %w", uri, err)

@@ -25,6 +25,7 @@ func TestParse(t *testing.T) {
 		{"tcp://0.0.0.0:7000", Endpoint{Scheme: "tcp", Host: "0.0.0.0", Port: 7000}, ""},
 		{"serial:///dev/virtio-ports/glovebox", Endpoint{Scheme: "serial", Path: "/dev/virtio-ports/glovebox"}, ""},
 		{"hvsock:///var/lib/fc/v.sock:1024", Endpoint{Scheme: "hvsock", Path: "/var/lib/fc/v.sock", Port: 1024}, ""},
+		{"serial+unix:///run/qemu/vm1/agent.sock", Endpoint{Scheme: "serial+unix", Path: "/run/qemu/vm1/agent.sock"}, ""},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.uri)
@@ -86,7 +87,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"vsock://2:1024", "vsock://:1", "unix:///a/b", "tcp://[::1]:0", "serial:///dev/x", "hvsock:///a:1", "tcp://a:b:c"} {
+	for _, s := range []string{"vsock://2:1024", "vsock://:1", "unix:///a/b", "tcp://[::1]:0", "serial:///dev/x", "serial+unix:///a/b", "hvsock:///a:1", "tcp://a:b:c"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

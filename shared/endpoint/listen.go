@@ -37,9 +37,9 @@ type ListenOptions struct {
 	Logger *slog.Logger
 }
 
-// unsupported is the error of Listen and Dial on the endpoints that only parse for now.
-func unsupported(e Endpoint) error {
-	return fmt.Errorf("%s endpoints: %w (the VM transport issue adds them)", e.Scheme, errdefs.ErrUnsupportedAction)
+// unsupported is the error of Listen or Dial on an endpoint that is only one side of a VM transport.
+func unsupported(e Endpoint, op, why string) error {
+	return fmt.Errorf("%s %s: %w: %s", op, e, errdefs.ErrUnsupportedAction, why)
 }
 
 // Listen listens on e with the checks of o: a vsock listener accepts only the allowed CIDs, a tcp endpoint
@@ -69,8 +69,12 @@ func Listen(ctx context.Context, e Endpoint, o ListenOptions) (net.Listener, err
 			mode = DefaultUnixMode
 		}
 		return listenUnix(e.Path, mode)
-	case SchemeSerial, SchemeHVSock:
-		return nil, unsupported(e)
+	case SchemeSerial:
+		return listenSerial(e, log)
+	case SchemeSerialUnix:
+		return nil, unsupported(e, "listen", "serial+unix is the host end (dial QEMU's chardev socket); the guest listens on serial:///dev/virtio-ports/NAME")
+	case SchemeHVSock:
+		return nil, unsupported(e, "listen", "hvsock is the host end of hybrid vsock; the guest listens on vsock://:PORT")
 	}
 	return nil, fmt.Errorf("listen %q: unknown scheme", e.Scheme)
 }
@@ -244,8 +248,12 @@ func Dial(ctx context.Context, e Endpoint) (net.Conn, error) {
 			return nil, fmt.Errorf("dial %s: %w", e, err)
 		}
 		return c, nil
-	case SchemeSerial, SchemeHVSock:
-		return nil, unsupported(e)
+	case SchemeSerialUnix:
+		return dialSerialUnix(ctx, e)
+	case SchemeHVSock:
+		return dialHVSock(ctx, e)
+	case SchemeSerial:
+		return nil, unsupported(e, "dial", "serial:// is the guest end of a virtio-serial port; the host dials serial+unix:///path/to/chardev.sock")
 	}
 	return nil, fmt.Errorf("dial %q: unknown scheme", e.Scheme)
 }

@@ -266,7 +266,9 @@ func TestTCP(t *testing.T) {
 }
 
 func TestUnsupported(t *testing.T) {
-	for _, uri := range []string{"serial:///dev/virtio-ports/glovebox", "hvsock:///run/v.sock:1024"} {
+	// Each VM transport has one side only: the guest listens on serial://, the host dials serial+unix://
+	// and hvsock://.
+	for _, uri := range []string{"hvsock:///run/v.sock:1024", "serial+unix:///run/qemu/agent.sock"} {
 		e, err := Parse(uri)
 		if err != nil {
 			t.Fatal(err)
@@ -274,12 +276,16 @@ func TestUnsupported(t *testing.T) {
 		if _, err := Listen(t.Context(), e, ListenOptions{}); !errors.Is(err, errdefs.ErrUnsupportedAction) {
 			t.Errorf("Listen(%s) = %v, want unsupported", uri, err)
 		}
-		if _, err := Dial(t.Context(), e); !errors.Is(err, errdefs.ErrUnsupportedAction) {
-			t.Errorf("Dial(%s) = %v, want unsupported", uri, err)
-		}
+	}
+	e, _ := Parse("serial:///dev/virtio-ports/glovebox")
+	if _, err := Dial(t.Context(), e); !errors.Is(err, errdefs.ErrUnsupportedAction) {
+		t.Errorf("Dial(%s) = %v, want unsupported", e, err)
+	}
+	if _, err := Listen(t.Context(), e, ListenOptions{}); err == nil || !strings.Contains(err.Error(), "no virtio-serial port named") {
+		t.Errorf("Listen(%s) without the port = %v", e, err)
 	}
 	// Dialing vsock without a CID is refused before any socket is opened.
-	e, _ := Parse("vsock://:1024")
+	e, _ = Parse("vsock://:1024")
 	if _, err := Dial(context.Background(), e); err == nil || !strings.Contains(err.Error(), "name the peer CID") {
 		t.Errorf("Dial(%s) = %v", e, err)
 	}
