@@ -103,7 +103,7 @@ func New(o Options) (*Broker, error) {
 	}
 	b := &Broker{
 		cfg: o.Config, audit: o.Audit, redact: o.Redact, log: o.Logger, metrics: o.Metrics,
-		gates:   policy.NewGates(o.Config.Policy.ConfirmButtons, *o.Config.Policy.ConfirmSecrets),
+		gates:   newGates(o.Config.Policy),
 		now:     o.Now,
 		timeout: time.Duration(o.Config.GuestCallTimeout),
 		guests:  map[string]*guest{}, sessions: map[string]*session{},

@@ -46,6 +46,7 @@ func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.Act
 	}
 	bad := ownerViolation(ar.GetOwner(), cl.s.id)
 	ar.Owner = cl.s.id
+	pageTarget(cl.s, ar)
 	cl.args = ar
 	if err := checkRequest(validate.ActRequest(ar), bad...); err != nil {
 		return nil, b.refuse(ctx, cl, err)

@@ -115,6 +115,12 @@ type Policy struct {
 	ConfirmButtons []string `json:"confirm_buttons"`
 	// ConfirmSecrets makes typed and clipboard text that looks like a secret need confirm. nil: true.
 	ConfirmSecrets *bool `json:"confirm_secrets"`
+	// NavigationSchemes are the URL schemes navigate and new_tab may use, among http, https and about.
+	// nil: all three.
+	NavigationSchemes []string `json:"navigation_schemes"`
+	// NavigationOrigins, when not empty, are the only origins ("https://example.com", "http://127.0.0.1:8080")
+	// pages may be sent to; about: URLs need only their scheme. Denials are POLICY_DENIED, audited.
+	NavigationOrigins []string `json:"navigation_origins"`
 }
 
 // Guest is a guest registered at start.

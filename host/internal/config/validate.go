@@ -98,6 +98,17 @@ func (c *Config) Validate() error {
 			v.Addf(fmt.Sprintf("policy.confirm_buttons[%d]", i), "unknown button %q", b)
 		}
 	}
+	for i, sc := range c.Policy.NavigationSchemes {
+		if sc != "http" && sc != "https" && sc != "about" {
+			v.Addf(fmt.Sprintf("policy.navigation_schemes[%d]", i), "%q: must be http, https or about", sc)
+		}
+	}
+	for i, o := range c.Policy.NavigationOrigins {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			v.Addf(fmt.Sprintf("policy.navigation_origins[%d]", i), "%q: want an origin, http(s)://host[:port]", o)
+		}
+	}
 	names := map[string]bool{}
 	for i, g := range c.Guests {
 		f := fmt.Sprintf("guests[%d]", i)

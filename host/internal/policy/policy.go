@@ -94,6 +94,8 @@ type Gates struct {
 	Buttons map[agentv1.MouseButton]bool
 	// Secrets makes text that looks like a secret need confirm.
 	Secrets bool
+	// Navigation says where navigate and new_tab may go (a denial, not a confirmation).
+	Navigation Navigation
 }
 
 // buttonNames maps config names to buttons.
@@ -116,6 +118,11 @@ func NewGates(buttons []string, secrets bool) Gates {
 
 // CheckAct returns an error wrapping errdefs.ErrConfirmationRequired when r needs confirm and lacks it.
 func (g Gates) CheckAct(r *agentv1.ActRequest) error {
+	if g.Navigation.Schemes != nil {
+		if err := g.Navigation.CheckAct(r); err != nil {
+			return err
+		}
+	}
 	if r.GetConfirm() {
 		return nil
 	}

@@ -1,0 +1,267 @@
+package broker
+
+import (
+	"context"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"glovebox.dev/host/internal/config"
+	"glovebox.dev/host/internal/policy"
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/validate"
+)
+
+// Full method names of the browser surface, as recorded in the audit log.
+const (
+	RPCListBrowsers = "/glovebox.broker.v1.ComputerService/ListBrowsers"
+	RPCGetBrowser   = "/glovebox.broker.v1.ComputerService/GetBrowser"
+	RPCListTabs     = "/glovebox.broker.v1.ComputerService/ListTabs"
+	RPCSnapshotTab  = "/glovebox.broker.v1.ComputerService/SnapshotTab"
+	RPCExtract      = "/glovebox.broker.v1.ComputerService/Extract"
+	RPCCaptureTab   = "/glovebox.broker.v1.ComputerService/CaptureTab"
+)
+
+// newGates builds the policy gates from the config: confirmation gates and the navigation policy.
+func newGates(p config.Policy) policy.Gates {
+	g := policy.NewGates(p.ConfirmButtons, *p.ConfirmSecrets)
+	g.Navigation = policy.NewNavigation(p.NavigationSchemes, p.NavigationOrigins)
+	return g
+}
+
+// sessionTab is the session's default tab, nil when its default target is not a tab.
+func sessionTab(s *session) *agentv1.TabTarget {
+	return s.defaultTarget().GetTab()
+}
+
+// tabField is the TabRef field of a page action's message (nil for new_tab and non-page actions).
+func tabField(r *agentv1.ActRequest) (protoreflect.Message, protoreflect.FieldDescriptor) {
+	oneof := r.ProtoReflect().Descriptor().Oneofs().ByName("action")
+	fd := r.ProtoReflect().WhichOneof(oneof)
+	if fd == nil || fd.Message() == nil {
+		return nil, nil
+	}
+	m := r.ProtoReflect().Get(fd).Message()
+	tf := m.Descriptor().Fields().ByName("tab")
+	if tf == nil || tf.Message() == nil || tf.Message().FullName() != "glovebox.agent.v1.TabRef" {
+		return nil, nil
+	}
+	return r.ProtoReflect().Mutable(fd).Message(), tf
+}
+
+// pageTarget makes a page action's tab and the request target agree before validation and freezing:
+//   - a page action naming its tab makes that tab the request's (explicit) target;
+//   - a page action without a tab takes the request's tab target, else the session's default tab (freezing then
+//     reports source SESSION);
+//   - new_tab without a browser takes the browser of the same.
+func pageTarget(s *session, r *agentv1.ActRequest) {
+	if nt := r.GetNewTab(); nt != nil {
+		if nt.GetBrowserId() == "" {
+			if t := r.GetTarget().GetTab(); t != nil {
+				nt.BrowserId = t.GetBrowserId()
+			} else if t := sessionTab(s); t != nil {
+				nt.BrowserId = t.GetBrowserId()
+			}
+		}
+		return
+	}
+	m, fd := tabField(r)
+	if m == nil {
+		return
+	}
+	ref, _ := m.Get(fd).Message().Interface().(*agentv1.TabRef)
+	if ref.GetBrowserId() != "" || ref.GetTabId() != "" {
+		if r.GetTarget().GetKind() == nil {
+			if r.Target == nil {
+				r.Target = &agentv1.Target{}
+			}
+			r.Target.Kind = &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: ref.GetBrowserId(), TabId: ref.GetTabId()}}
+		}
+		return
+	}
+	t := r.GetTarget().GetTab()
+	if t == nil && r.GetTarget().GetKind() == nil {
+		t = sessionTab(s)
+	}
+	if t != nil {
+		m.Set(fd, protoreflect.ValueOfMessage((&agentv1.TabRef{BrowserId: t.GetBrowserId(), TabId: t.GetTabId()}).ProtoReflect()))
+	}
+}
+
+// readTab fills a read's missing tab from the session's default tab and sets the call's target.
+func readTab(cl *call, tab **agentv1.TabRef) {
+	src := agentv1.TargetSource_TARGET_SOURCE_EXPLICIT
+	if (*tab).GetBrowserId() == "" && (*tab).GetTabId() == "" {
+		if t := sessionTab(cl.s); t != nil {
+			*tab = &agentv1.TabRef{BrowserId: t.GetBrowserId(), TabId: t.GetTabId()}
+			src = agentv1.TargetSource_TARGET_SOURCE_SESSION
+		}
+	}
+	gen, _ := cl.s.guest.generations()
+	cl.target = &agentv1.FrozenTarget{BrowserId: (*tab).GetBrowserId(), TabId: (*tab).GetTabId(), Source: src, Generation: gen}
+}
+
+// ListBrowsers lists the guest's browsers: an observation, or a mutation when it may start the default one.
+func (b *Broker) ListBrowsers(ctx context.Context, r *brokerv1.ListBrowsersRequest) (*brokerv1.ListBrowsersResponse, error) {
+	cl, err := b.begin(ctx, RPCListBrowsers, r.GetSessionId())
+	if err != nil {
+		return nil, err
+	}
+	req := orEmpty(r.GetRequest(), &agentv1.ListBrowsersRequest{})
+	cl.args = req
+	var resp *agentv1.ListBrowsersResponse
+	send := func(ctx context.Context, c guestClients) error {
+		var err error
+		resp, err = c.Browser.ListBrowsers(ctx, req)
+		return err
+	}
+	var seq uint64
+	if req.GetStartDefault() {
+		seq, err = b.mutate(ctx, cl, mutation{send: send})
+	} else {
+		seq, err = b.observe(ctx, cl, send)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &brokerv1.ListBrowsersResponse{Response: resp, AuditSeq: seq}, nil
+}
+
+// GetBrowser finds a browser by id or a tab by URL (an observation).
+func (b *Broker) GetBrowser(ctx context.Context, r *brokerv1.GetBrowserRequest) (*brokerv1.GetBrowserResponse, error) {
+	cl, err := b.begin(ctx, RPCGetBrowser, r.GetSessionId())
+	if err != nil {
+		return nil, err
+	}
+	req := orEmpty(r.GetRequest(), &agentv1.GetBrowserRequest{})
+	cl.args = req
+	if err := checkRequest(validate.GetBrowser(req)); err != nil {
+		return nil, b.refuse(ctx, cl, err)
+	}
+	var resp *agentv1.GetBrowserResponse
+	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
+		var err error
+		resp, err = c.Browser.GetBrowser(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &brokerv1.GetBrowserResponse{Response: resp, AuditSeq: seq}, nil
+}
+
+// ListTabs lists a browser's tabs (an observation); no browser_id: the session default tab's browser.
+func (b *Broker) ListTabs(ctx context.Context, r *brokerv1.ListTabsRequest) (*brokerv1.ListTabsResponse, error) {
+	cl, err := b.begin(ctx, RPCListTabs, r.GetSessionId())
+	if err != nil {
+		return nil, err
+	}
+	req := orEmpty(r.GetRequest(), &agentv1.ListTabsRequest{})
+	if req.GetBrowserId() == "" {
+		if t := sessionTab(cl.s); t != nil {
+			req.BrowserId = t.GetBrowserId()
+		}
+	}
+	cl.args = req
+	if err := checkRequest(validate.ListTabs(req)); err != nil {
+		return nil, b.refuse(ctx, cl, err)
+	}
+	var resp *agentv1.ListTabsResponse
+	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
+		var err error
+		resp, err = c.Browser.ListTabs(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &brokerv1.ListTabsResponse{Response: resp, AuditSeq: seq}, nil
+}
+
+// SnapshotTab snapshots a tab (an observation); no tab: the session's default tab.
+func (b *Broker) SnapshotTab(ctx context.Context, r *brokerv1.SnapshotTabRequest) (*brokerv1.SnapshotTabResponse, error) {
+	cl, err := b.begin(ctx, RPCSnapshotTab, r.GetSessionId())
+	if err != nil {
+		return nil, err
+	}
+	req := orEmpty(r.GetRequest(), &agentv1.SnapshotTabRequest{})
+	readTab(cl, &req.Tab)
+	cl.args = req
+	if err := checkRequest(validate.SnapshotTab(req)); err != nil {
+		return nil, b.refuse(ctx, cl, err)
+	}
+	var resp *agentv1.SnapshotTabResponse
+	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
+		var err error
+		resp, err = c.Browser.SnapshotTab(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s := resp.GetSnapshot(); s != nil {
+		// Callers send the broker's generation back, as with every other target.
+		s.Generation = cl.target.GetGeneration()
+		if s.GetTarget() != nil {
+			s.Target.Generation = cl.target.GetGeneration()
+		}
+	}
+	return &brokerv1.SnapshotTabResponse{Response: resp, AuditSeq: seq}, nil
+}
+
+// Extract returns a tab's content (an observation; the content is not audited).
+func (b *Broker) Extract(ctx context.Context, r *brokerv1.ExtractRequest) (*brokerv1.ExtractResponse, error) {
+	cl, err := b.begin(ctx, RPCExtract, r.GetSessionId())
+	if err != nil {
+		return nil, err
+	}
+	req := orEmpty(r.GetRequest(), &agentv1.ExtractRequest{})
+	readTab(cl, &req.Tab)
+	cl.args = req
+	if err := checkRequest(validate.Extract(req)); err != nil {
+		return nil, b.refuse(ctx, cl, err)
+	}
+	var resp *agentv1.ExtractResponse
+	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
+		var err error
+		resp, err = c.Browser.Extract(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &brokerv1.ExtractResponse{Response: resp, AuditSeq: seq}, nil
+}
+
+// CaptureTab captures a tab (an observation).
+func (b *Broker) CaptureTab(ctx context.Context, r *brokerv1.CaptureTabRequest) (*brokerv1.CaptureTabResponse, error) {
+	cl, err := b.begin(ctx, RPCCaptureTab, r.GetSessionId())
+	if err != nil {
+		return nil, err
+	}
+	req := orEmpty(r.GetRequest(), &agentv1.CaptureTabRequest{})
+	readTab(cl, &req.Tab)
+	cl.args = req
+	if err := checkRequest(validate.CaptureTab(req)); err != nil {
+		return nil, b.refuse(ctx, cl, err)
+	}
+	var resp *agentv1.CaptureTabResponse
+	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
+		var err error
+		resp, err = c.Browser.CaptureTab(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &brokerv1.CaptureTabResponse{Response: resp, AuditSeq: seq}, nil
+}
+
+// orEmpty clones m, or returns empty when m is nil.
+func orEmpty[M proto.Message](m, empty M) M {
+	if m.ProtoReflect().IsValid() {
+		return proto.CloneOf(m)
+	}
+	return empty
+}

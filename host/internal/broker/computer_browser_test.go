@@ -1,0 +1,115 @@
+package broker
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	"glovebox.dev/host/internal/config"
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+)
+
+func tabTarget(browser, tab string) *agentv1.Target {
+	return &agentv1.Target{Kind: &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: browser, TabId: tab}}}
+}
+
+func pageClick(tab *agentv1.TabRef) *agentv1.ActRequest {
+	return &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: tab,
+		Locator: &agentv1.Locator{Kind: &agentv1.Locator_Selector{Selector: "#go"}}}}}
+}
+
+// TestPageTabDefault: a page action without a tab lands on the session's default tab (source SESSION); one
+// naming its tab lands there (EXPLICIT) whatever the default; a session without a tab default is refused naming
+// the field.
+func TestPageTabDefault(t *testing.T) {
+	tb, a := oneGuest(t)
+	ctx := tb.as("agent")
+	s, other := tb.session(t, "agent", "g1"), tb.session(t, "agent", "g1")
+	if _, err := tb.SetSessionDefaults(ctx, &brokerv1.SetSessionDefaultsRequest{SessionId: s, DefaultTarget: tabTarget("chrome-9222", "TAB1")}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		session    string
+		req        *agentv1.ActRequest
+		wantTab    *agentv1.TabRef
+		wantSource agentv1.TargetSource
+	}{
+		{s, pageClick(nil), &agentv1.TabRef{BrowserId: "chrome-9222", TabId: "TAB1"}, agentv1.TargetSource_TARGET_SOURCE_SESSION},
+		{s, pageClick(&agentv1.TabRef{BrowserId: "chrome-9223", TabId: "TAB2"}), &agentv1.TabRef{BrowserId: "chrome-9223", TabId: "TAB2"}, agentv1.TargetSource_TARGET_SOURCE_EXPLICIT},
+	}
+	for i, tc := range tests {
+		before := len(a.received())
+		resp, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: tc.session, Request: tc.req})
+		if err != nil {
+			t.Fatalf("%d: %v", i, err)
+		}
+		got := a.received()[before]
+		if diff := cmp.Diff(tc.wantTab, got.GetPageClick().GetTab(), protocmp.Transform()); diff != "" {
+			t.Errorf("%d: agent's tab (-want +got):\n%s", i, diff)
+		}
+		if tt := got.GetTarget().GetTab(); tt.GetBrowserId() != tc.wantTab.GetBrowserId() || tt.GetTabId() != tc.wantTab.GetTabId() {
+			t.Errorf("%d: agent's target %v", i, got.GetTarget())
+		}
+		if src := resp.GetResponse().GetTarget().GetSource(); src != tc.wantSource {
+			t.Errorf("%d: source %v, want %v", i, src, tc.wantSource)
+		}
+	}
+	_, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: other, Request: pageClick(nil)})
+	if reason(err) != "INVALID_ARGUMENT" {
+		t.Errorf("no tab and no default: %v", err)
+	}
+}
+
+// TestNavigationPolicy: navigate and new_tab are held to the configured schemes and origins; a denial is
+// POLICY_DENIED whatever confirm says, never reaches the agent, and is audited with its reason.
+func TestNavigationPolicy(t *testing.T) {
+	a := startFakeAgent(t)
+	cfg := testConfig(config.Guest{Name: "g1", Endpoint: a.endpoint()})
+	cfg.Policy.NavigationSchemes = []string{"https", "about"}
+	cfg.Policy.NavigationOrigins = []string{"https://allowed.example", "https://127.0.0.1:8443"}
+	tb := newTestBroker(t, cfg, nil)
+	ctx := tb.as("agent")
+	s := tb.session(t, "agent", "g1")
+	tab := &agentv1.TabRef{BrowserId: "chrome-9222", TabId: "TAB1"}
+	nav := func(u string, confirm bool) *agentv1.ActRequest {
+		return &agentv1.ActRequest{Confirm: confirm, Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: tab, Url: u}}}
+	}
+	tests := []struct {
+		name string
+		req  *agentv1.ActRequest
+		want string
+	}{
+		{"allowed origin", nav("https://allowed.example/path?q=1", false), ""},
+		{"allowed origin default port", nav("https://ALLOWED.example:443/", false), ""},
+		{"allowed ip and port", nav("https://127.0.0.1:8443/x", false), ""},
+		{"about", nav("about:blank", false), ""},
+		{"other origin", nav("https://evil.example/", false), "POLICY_DENIED"},
+		{"other origin confirmed", nav("https://evil.example/", true), "POLICY_DENIED"},
+		{"other port", nav("https://127.0.0.1:9000/", false), "POLICY_DENIED"},
+		{"scheme not allowed", nav("http://allowed.example/", false), "POLICY_DENIED"},
+		{"new tab elsewhere", &agentv1.ActRequest{Action: &agentv1.ActRequest_NewTab{NewTab: &agentv1.NewTab{BrowserId: "chrome-9222", Url: "https://evil.example/"}}}, "POLICY_DENIED"},
+		{"new blank tab", &agentv1.ActRequest{Action: &agentv1.ActRequest_NewTab{NewTab: &agentv1.NewTab{BrowserId: "chrome-9222"}}}, ""},
+		{"file refused statically", nav("file:///etc/passwd", false), "INVALID_ARGUMENT"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before, recs := len(a.received()), len(tb.audit.records("g1"))
+			_, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: tc.req})
+			if got := reason(err); (tc.want == "") != (err == nil) || err != nil && got != tc.want {
+				t.Fatalf("err = %v (%s), want %q", err, got, tc.want)
+			}
+			if sent := len(a.received()) - before; (tc.want == "") != (sent == 1) {
+				t.Errorf("agent received %d acts", sent)
+			}
+			if tc.want == "" {
+				return
+			}
+			added := tb.audit.records("g1")[recs:]
+			if len(added) != 1 || added[0].GetRpc() != RPCAct || added[0].GetReason() != tc.want {
+				t.Errorf("audit records %v, want one refusal with reason %s", added, tc.want)
+			}
+		})
+	}
+}
