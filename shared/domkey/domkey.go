@@ -108,7 +108,7 @@ func init() {
 	}
 	for _, p := range []struct {
 		plain, shift, code string
-		vk               int
+		vk                 int
 	}{
 		{"-", "_", "Minus", 189}, {"=", "+", "Equal", 187}, {"[", "{", "BracketLeft", 219},
 		{"]", "}", "BracketRight", 221}, {"\\", "|", "Backslash", 220}, {";", ":", "Semicolon", 186},

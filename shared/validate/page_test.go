@@ -13,7 +13,9 @@ import (
 
 var testTab = &agentv1.TabRef{BrowserId: "chrome-9222", TabId: "8D2F0E6A4B1C4E9F9A3B2C1D0E9F8A7B"}
 
-func sel(s string) *agentv1.Locator { return &agentv1.Locator{Kind: &agentv1.Locator_Selector{Selector: s}} }
+func sel(s string) *agentv1.Locator {
+	return &agentv1.Locator{Kind: &agentv1.Locator_Selector{Selector: s}}
+}
 
 func refLoc(snap, ref string) *agentv1.Locator {
 	return &agentv1.Locator{Kind: &agentv1.Locator_Ref{Ref: &agentv1.ElementRef{SnapshotId: snap, Ref: ref}}}
