@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,43 @@ func TestBrowserPageActions(t *testing.T) {
 		_, err = e.br.ListTabs(context.Background(), &agentv1.ListTabsRequest{BrowserId: "chrome-1"})
 		if got := reason(err); got != "NOT_FOUND" {
 			t.Errorf("ListTabs(chrome-1): %s, want NOT_FOUND", got)
+		}
+	})
+
+	t.Run("two browsers on two ports", func(t *testing.T) {
+		// A second browser on a port the agent was not configured with: found on its command line.
+		port2 := freePort(t)
+		startChromium(t, e.d, port2)
+		id2 := "chrome-" + strconv.Itoa(port2)
+		resp, err := e.br.ListBrowsers(context.Background(), &agentv1.ListBrowsersRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, b := range resp.GetBrowsers() {
+			got[b.GetBrowserId()] = b.GetDefaultWorkspace()
+		}
+		if def, ok := got[e.id]; !ok || !def {
+			t.Errorf("browsers %v: want %s as the default workspace", got, e.id)
+		}
+		if def, ok := got[id2]; !ok || def {
+			t.Errorf("browsers %v: want %s, not default", got, id2)
+		}
+		tabs2, err := e.br.ListTabs(context.Background(), &agentv1.ListTabsRequest{BrowserId: id2})
+		if err != nil || len(tabs2.GetTabs()) == 0 {
+			t.Fatalf("tabs of %s: %v %v", id2, tabs2, err)
+		}
+		other := tabs2.GetTabs()[0].GetTabId()
+		if tabs2.GetTabs()[0].GetBrowserId() != id2 || other == tab {
+			t.Errorf("tab %v of the second browser", tabs2.GetTabs()[0])
+		}
+		// A tab of one browser named with the other's id is not found there.
+		_, err = e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: &agentv1.TabRef{BrowserId: e.id, TabId: other}})
+		if got := reason(err); got != "NOT_FOUND" {
+			t.Errorf("tab of %s named on %s: %s, want NOT_FOUND", id2, e.id, got)
+		}
+		if _, err := e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: &agentv1.TabRef{BrowserId: id2, TabId: other}}); err != nil {
+			t.Errorf("snapshot on %s: %v", id2, err)
 		}
 	})
 
