@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds the QEMU test guest into images/test-guest/build/ (idempotent: only what is missing or stale is
+# rebuilt):
+#   vmlinux            the uncompressed kernel extracted from the installed Debian kernel (PVH entry: no
+#                      decompression under TCG, which costs ~3 s)
+#   initramfs.cpio.gz  busybox-static, the few modules the guest needs, and init (init.sh)
+#   glovebox-agent, guestprobe   built from this checkout; the guest runs them through the 9p host root
+# Needs: linux-image-amd64, busybox-static, xz-utils, cpio, go. The kernel is never committed: it is built here.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+out=$here/build
+mkdir -p "$out"
+
+kver=${KVER:-$(ls /lib/modules | sort -V | tail -1)}
+vmlinuz=/boot/vmlinuz-$kver
+[[ -r $vmlinuz ]] || { echo "build.sh: no $vmlinuz (apt-get install linux-image-amd64)" >&2; exit 1; }
+[[ -x /bin/busybox ]] || { echo "build.sh: no /bin/busybox (apt-get install busybox-static)" >&2; exit 1; }
+
+# vmlinux: find the XZ stream inside the bzImage and decompress it (the logic of the kernel's
+# scripts/extract-vmlinux, for the one compression Debian uses).
+if [[ ! -s $out/vmlinux || $vmlinuz -nt $out/vmlinux ]]; then
+	echo "build.sh: extracting vmlinux from $vmlinuz"
+	off=$(LC_ALL=C grep -aobUP '\xFD7zXZ\x00' "$vmlinuz" | head -1 | cut -d: -f1 || true)
+	[[ -n $off ]] || { echo "build.sh: no XZ stream in $vmlinuz" >&2; exit 1; }
+	tail -c +$((off + 1)) "$vmlinuz" | xz -dc > "$out/vmlinux.tmp" 2>/dev/null || true
+	head -c 4 "$out/vmlinux.tmp" | grep -q $'\x7fELF' || { echo "build.sh: extracted kernel is not ELF" >&2; exit 1; }
+	mv "$out/vmlinux.tmp" "$out/vmlinux"
+fi
+
+# initramfs: busybox, the modules with their dependencies in load order (from modules.dep), init.
+modules="virtio_pci virtio_console 9pnet_virtio 9p overlay vmw_vsock_virtio_transport vsock_loopback"
+stamp="$kver $(sha256sum "$here/init.sh" "$here/build.sh" /bin/busybox | cut -c1-16 | tr '\n' ' ') $modules"
+if [[ ! -s $out/initramfs.cpio.gz || "$(cat "$out/initramfs.stamp" 2>/dev/null)" != "$stamp" ]]; then
+	echo "build.sh: building initramfs ($kver)"
+	root=$(mktemp -d)
+	trap 'rm -rf "$root"' EXIT
+	mkdir -p "$root"/{bin,dev,proc,sys,mnt/lower,mnt/rw,newroot,modules}
+	cp /bin/busybox "$root/bin/busybox"
+	declare -A dep seen
+	while IFS=: read -r mod deps; do dep[$mod]=$deps; done < "/lib/modules/$kver/modules.dep"
+	order=()
+	add() { # $1: module path relative to /lib/modules/KVER; its dependencies first
+		[[ -n ${seen[$1]:-} ]] && return
+		seen[$1]=1
+		local i ds=(${dep[$1]:-})
+		for ((i = ${#ds[@]} - 1; i >= 0; i--)); do add "${ds[i]}"; done
+		order+=("$1")
+	}
+	for m in $modules; do
+		f=$(grep -E "(^|/)$m\.ko(\.[a-z]+)?:" "/lib/modules/$kver/modules.dep" | head -1 | cut -d: -f1 || true)
+		[[ -n $f ]] || continue # built into this kernel
+		add "$f"
+	done
+	: > "$root/modules/order"
+	for f in "${order[@]}"; do
+		m=$(basename "$f"); m=${m%%.ko*}
+		case $f in
+		*.xz) xz -dc "/lib/modules/$kver/$f" > "$root/modules/$m.ko" ;;
+		*.zst) zstd -qdc "/lib/modules/$kver/$f" > "$root/modules/$m.ko" ;;
+		*) cp "/lib/modules/$kver/$f" "$root/modules/$m.ko" ;;
+		esac
+		echo "$m" >> "$root/modules/order"
+	done
+	install -m 0755 "$here/init.sh" "$root/init"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.cpio.gz"
+	echo "$stamp" > "$out/initramfs.stamp"
+fi
+
+# The agent and the in-guest probe, built on the host; the guest reaches them through the 9p host root.
+echo "build.sh: building glovebox-agent and guestprobe"
+(cd "$repo" && go build -o "$out/glovebox-agent" ./guest/cmd/glovebox-agent)
+(cd "$repo" && CGO_ENABLED=0 go build -o "$out/guestprobe" ./tests/vm/guestprobe)
+echo "build.sh: test guest in $out"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Boots the test guest under QEMU/TCG (no KVM needed): q35, no network, the host's / read-only over 9p,
+# virtio-serial ports org.glovebox.agent.0 (chardev socket $GB_VM_DIR/agent.sock: the broker dials
+# serial+unix://$GB_VM_DIR/agent.sock) and org.glovebox.test.ctl ($GB_VM_DIR/ctl.sock, a root shell for
+# tests), and $GB_VM_DIR/shared shared read-write at /shared. The serial console (with GLOVEBOX-MARK timing
+# markers) is on stdout. Run build.sh first.
+#   GB_VM_DIR  socket and shared directory (default: a new temporary directory, printed)
+#   GB_ACCEL   tcg (default) or kvm
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+build=$here/build
+for f in vmlinux initramfs.cpio.gz glovebox-agent guestprobe; do
+	[[ -e $build/$f ]] || { echo "run.sh: $build/$f missing: run $here/build.sh" >&2; exit 1; }
+done
+dir=${GB_VM_DIR:-$(mktemp -d /tmp/gbvm.XXXXXX)}
+mkdir -p "$dir/shared"
+chmod 0777 "$dir/shared"
+echo "run.sh: agent port serial+unix://$dir/agent.sock, ctl $dir/ctl.sock, shared $dir/shared" >&2
+echo "GLOVEBOX-MARK qemu-start $(date +%s.%N)" >&2
+exec qemu-system-x86_64 \
+	-machine q35,accel="${GB_ACCEL:-tcg}" -cpu max -smp 2 -m 1536 \
+	-nodefaults -no-user-config -display none -serial stdio -no-reboot -nic none \
+	-kernel "$build/vmlinux" -initrd "$build/initramfs.cpio.gz" \
+	-append "console=ttyS0 quiet cryptomgr.notests mitigations=off apparmor=0 ipv6.disable=1 panic=-1 gb_repo=$repo" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$dir/shared",mount_tag=shared,security_model=none,multidevs=remap \
+	-device virtio-serial-pci,id=vser \
+	-chardev socket,id=agent,path="$dir/agent.sock",server=on,wait=off \
+	-device virtserialport,bus=vser.0,chardev=agent,name=org.glovebox.agent.0 \
+	-chardev socket,id=ctl,path="$dir/ctl.sock",server=on,wait=off \
+	-device virtserialport,bus=vser.0,chardev=ctl,name=org.glovebox.test.ctl
