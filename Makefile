@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/bin:$(PATH)
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: deps build run test proto bench clean
+.PHONY: deps build run test proto bench clean test-guest test-vm image image-boot
 
 deps: ## Install missing Debian packages and the pinned Go tools into ./bin.
 	scripts/install-deps.sh
@@ -26,5 +26,18 @@ proto: deps ## Format the .proto files and regenerate the Go code.
 bench: deps ## Side-by-side benchmarks against the peer tools, with ratios.
 	bench/run.sh
 
+test-guest: ## Build the QEMU test guest (images/test-guest/build: vmlinux, initramfs, agent).
+	images/test-guest/build.sh
+
+test-vm: deps ## The QEMU stage alone: boot the test guest under TCG and drive it through the broker, with timings.
+	@start=$$(date +%s); go test -count=1 -v -timeout 15m ./tests/vm; rc=$$?; \
+	echo "QEMU stage wall time: $$(( $$(date +%s) - start )) s"; exit $$rc
+
+image: ## Build the desktop guest image (images/desktop/build/desktop.qcow2) from Debian bookworm; needs root.
+	images/desktop/build.sh
+
+image-boot: ## Boot the desktop image under TCG with virtio-serial and screenshot it through the broker (slow).
+	GLOVEBOX_DESKTOP_IMAGE=$(CURDIR)/images/desktop/build go test -count=1 -v -timeout 20m -run TestDesktopImage ./tests/vm
+
 clean:
-	rm -rf bin
+	rm -rf bin images/test-guest/build

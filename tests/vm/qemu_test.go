@@ -63,14 +63,21 @@ func bootGuest(t *testing.T) *guest {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("images/test-guest/build.sh: %v\n%s", err, out)
 	}
+	return startQEMU(t, filepath.Join(root, "images/test-guest/run.sh"), filepath.Join(root, "images/test-guest/build"))
+}
+
+// startQEMU runs a boot script (run.sh of the test guest, boot.sh of the desktop image) with GB_VM_DIR set
+// to a fresh directory; QEMU is killed when the test ends.
+func startQEMU(t *testing.T, script, build string, env ...string) *guest {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "gbvm") // short: unix socket paths are limited to 108 bytes
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	g := &guest{dir: dir, build: filepath.Join(root, "images/test-guest/build"), marks: map[string]time.Duration{}, markCh: make(chan struct{}), exited: make(chan struct{})}
-	g.cmd = exec.Command(filepath.Join(root, "images/test-guest/run.sh"))
-	g.cmd.Env = append(os.Environ(), "GB_VM_DIR="+dir)
+	g := &guest{dir: dir, build: build, marks: map[string]time.Duration{}, markCh: make(chan struct{}), exited: make(chan struct{})}
+	g.cmd = exec.Command(script)
+	g.cmd.Env = append(append(os.Environ(), "GB_VM_DIR="+dir), env...)
 	out, err := g.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -256,6 +256,25 @@ func magentaShare(img image.Image) float64 {
 	return float64(m) / float64(n)
 }
 
+// whiteShare is the share of near-white pixels in img.
+func whiteShare(img image.Image) float64 {
+	bnd := img.Bounds()
+	n, m := 0, 0
+	for y := bnd.Min.Y; y < bnd.Max.Y; y += 4 {
+		for x := bnd.Min.X; x < bnd.Max.X; x += 4 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			n++
+			if r>>8 > 0xf0 && g>>8 > 0xf0 && b>>8 > 0xf0 {
+				m++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(m) / float64(n)
+}
+
 // waitFile waits until the file's content satisfies done and returns it.
 func waitFile(t *testing.T, path string, done func(string) bool) string {
 	t.Helper()
