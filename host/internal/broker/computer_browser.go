@@ -2,6 +2,8 @@ package broker
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -10,6 +12,7 @@ import (
 	"glovebox.dev/host/internal/policy"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/validate"
 )
 
@@ -264,4 +267,38 @@ func orEmpty[M proto.Message](m, empty M) M {
 		return proto.CloneOf(m)
 	}
 	return empty
+}
+
+// checkDefaultTab checks that a session default tab names a browser discovery returns and one of its tabs
+// (ListTabs through the guest connection), so a typo fails when the default is set rather than at every
+// later page action.
+func checkDefaultTab(ctx context.Context, s *session, t *agentv1.TabTarget) error {
+	var v errdefs.Violations
+	if _, ok := validate.BrowserID(t.GetBrowserId()); !ok {
+		v.Addf("default_target.tab.browser_id", "a browser id chrome-<port> from ListBrowsers is required")
+	}
+	if t.GetTabId() == "" {
+		v.Addf("default_target.tab.tab_id", "required")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	var tabs *agentv1.ListTabsResponse
+	err := s.guest.conn.Call(ctx, 0, func(ctx context.Context, cl guestClients) error {
+		var err error
+		tabs, err = cl.Browser.ListTabs(ctx, &agentv1.ListTabsRequest{BrowserId: t.GetBrowserId()})
+		return err
+	})
+	if errors.Is(err, errdefs.ErrNotFound) {
+		return fmt.Errorf("default_target.tab.browser_id %s is not a browser on guest %s: %w", t.GetBrowserId(), s.guest.name, errdefs.ErrNotFound)
+	}
+	if err != nil {
+		return err
+	}
+	for _, tab := range tabs.GetTabs() {
+		if tab.GetTabId() == t.GetTabId() {
+			return nil
+		}
+	}
+	return fmt.Errorf("default_target.tab.tab_id %s is not a tab of %s on guest %s: %w", t.GetTabId(), t.GetBrowserId(), s.guest.name, errdefs.ErrNotFound)
 }

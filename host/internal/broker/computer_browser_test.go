@@ -1,6 +1,9 @@
 package broker
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,6 +12,7 @@ import (
 	"glovebox.dev/host/internal/config"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/errdefs"
 )
 
 func tabTarget(browser, tab string) *agentv1.Target {
@@ -111,5 +115,62 @@ func TestNavigationPolicy(t *testing.T) {
 				t.Errorf("audit records %v, want one refusal with reason %s", added, tc.want)
 			}
 		})
+	}
+}
+
+// fakeBrowser is the fake agent's BrowserService: browser chrome-9222 with tab TAB1, chrome-9223 with TAB2.
+type fakeBrowser struct {
+	agentv1.UnimplementedBrowserServiceServer
+}
+
+func (fakeBrowser) ListTabs(ctx context.Context, r *agentv1.ListTabsRequest) (*agentv1.ListTabsResponse, error) {
+	tab, ok := map[string]string{"chrome-9222": "TAB1", "chrome-9223": "TAB2"}[r.GetBrowserId()]
+	if !ok {
+		return nil, fmt.Errorf("browser %s: %w", r.GetBrowserId(), errdefs.ErrNotFound)
+	}
+	return &agentv1.ListTabsResponse{Tabs: []*agentv1.Tab{{TabId: tab, Url: "about:blank"}}}, nil
+}
+
+// TestDefaultTabChecked: a default tab must be one the guest lists (ListTabs through the guest connection);
+// otherwise the refusal names the field, and the session keeps its previous default.
+func TestDefaultTabChecked(t *testing.T) {
+	tb, _ := oneGuest(t)
+	ctx := tb.as("agent")
+	s := tb.session(t, "agent", "g1")
+	tests := []struct {
+		name       string
+		target     *agentv1.Target
+		wantReason string
+		wantField  string
+	}{
+		{"listed", tabTarget("chrome-9222", "TAB1"), "", ""},
+		{"other browser's tab", tabTarget("chrome-9222", "TAB2"), "NOT_FOUND", "default_target.tab.tab_id"},
+		{"unknown browser", tabTarget("chrome-9999", "TAB1"), "NOT_FOUND", "default_target.tab.browser_id"},
+		{"not a browser id", tabTarget("http://127.0.0.1:9222", "TAB1"), "INVALID_ARGUMENT", "default_target.tab.browser_id"},
+		{"no tab", tabTarget("chrome-9222", ""), "INVALID_ARGUMENT", "default_target.tab.tab_id"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			se, err := tb.SetSessionDefaults(ctx, &brokerv1.SetSessionDefaultsRequest{SessionId: s, DefaultTarget: tc.target})
+			if got := reason(err); got != tc.wantReason && !(tc.wantReason == "" && err == nil) {
+				t.Fatalf("err = %v (%s), want %q", err, got, tc.wantReason)
+			}
+			if err != nil && !strings.Contains(err.Error(), tc.wantField) {
+				t.Errorf("err = %v, want it to name %s", err, tc.wantField)
+			}
+			if err == nil {
+				if diff := cmp.Diff(tc.target, se.GetDefaultTarget(), protocmp.Transform()); diff != "" {
+					t.Errorf("default target (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+	// The refusals left the listed default in place.
+	se, err := tb.GetSession(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(tabTarget("chrome-9222", "TAB1"), se.GetDefaultTarget(), protocmp.Transform()); diff != "" {
+		t.Errorf("default after refusals (-want +got):\n%s", diff)
 	}
 }

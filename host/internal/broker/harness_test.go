@@ -66,6 +66,7 @@ func (a *fakeAgent) serve(t testing.TB) {
 	agentv1.RegisterActServiceServer(a.srv, a)
 	agentv1.RegisterObserveServiceServer(a.srv, a)
 	agentv1.RegisterClipboardServiceServer(a.srv, a)
+	agentv1.RegisterBrowserServiceServer(a.srv, fakeBrowser{})
 	go a.srv.Serve(l)
 	t.Cleanup(a.srv.Stop)
 }

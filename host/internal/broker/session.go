@@ -278,8 +278,8 @@ func (b *Broker) DeleteSession(ctx context.Context, id string) (*brokerv1.Sessio
 	return s.proto(), nil
 }
 
-// SetSessionDefaults sets the session's default target; a window must exist on the guest and a display
-// must be one the agent reported.
+// SetSessionDefaults sets the session's default target; a window or a tab must exist on the guest and a
+// display must be one the agent reported.
 func (b *Broker) SetSessionDefaults(ctx context.Context, r *brokerv1.SetSessionDefaultsRequest) (*brokerv1.Session, error) {
 	c, err := caller(ctx)
 	if err != nil {
@@ -313,6 +313,10 @@ func (b *Broker) SetSessionDefaults(ctx context.Context, r *brokerv1.SetSessionD
 		}
 		if !found {
 			return nil, fmt.Errorf("default_target.window.window_id %d is not a window on guest %s: %w", k.Window.GetWindowId(), s.guest.name, errdefs.ErrTargetGone)
+		}
+	case *agentv1.Target_Tab:
+		if err := checkDefaultTab(ctx, s, k.Tab); err != nil {
+			return nil, err
 		}
 	case *agentv1.Target_Display:
 		if info := s.guest.conn.Status().Info; info != nil && k.Display.GetDisplayId() != "" {
