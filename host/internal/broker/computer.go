@@ -164,9 +164,9 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 // missing one becomes the session default (source SESSION) or stays for the agent to resolve (ACTIVE). The
 // target sent carries the agent's generation, so the agent refuses it if it restarted meanwhile.
 func (b *Broker) freeze(cl *call, t *agentv1.Target) (*agentv1.Target, error) {
-	gen, agentGen := cl.s.guest.generations()
-	if got := t.GetGeneration(); got != 0 && got != gen {
-		return nil, fmt.Errorf("request.target.generation %d is from before guest %s's generation %d; observe again: %w", got, cl.s.guest.name, gen, errdefs.ErrGenerationChanged)
+	gen, agentGen, err := cl.s.guest.checkGeneration(t)
+	if err != nil {
+		return nil, err
 	}
 	src := agentv1.TargetSource_TARGET_SOURCE_EXPLICIT
 	if t.GetKind() == nil {
@@ -183,6 +183,16 @@ func (b *Broker) freeze(cl *call, t *agentv1.Target) (*agentv1.Target, error) {
 		DisplayId: t.GetDisplay().GetDisplayId(), WindowId: t.GetWindow().GetWindowId(), Source: src, Generation: gen,
 	}
 	return t, nil
+}
+
+// checkGeneration returns the broker and agent generations, refusing a target resolved in another broker
+// generation with GENERATION_CHANGED.
+func (g *guest) checkGeneration(t *agentv1.Target) (gen, agentGen uint64, err error) {
+	gen, agentGen = g.generations()
+	if got := t.GetGeneration(); got != 0 && got != gen {
+		return 0, 0, fmt.Errorf("request.target.generation %d is from before guest %s's generation %d; observe again: %w", got, g.name, gen, errdefs.ErrGenerationChanged)
+	}
+	return gen, agentGen, nil
 }
 
 // reportTarget is the frozen target returned to the caller: the agent's answer, with the source the broker

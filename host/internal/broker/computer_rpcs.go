@@ -55,6 +55,9 @@ func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.Act
 	seq, err := b.mutate(ctx, cl, mutation{
 		gate: b.gates.CheckAct(ar),
 		freeze: func() error {
+			if ok, err := b.freezeElement(cl, ar); ok {
+				return err
+			}
 			t, err := b.freeze(cl, ar.GetTarget())
 			ar.Target = t
 			return err

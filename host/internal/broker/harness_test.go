@@ -27,6 +27,7 @@ type fakeAgent struct {
 	agentv1.UnimplementedActServiceServer
 	agentv1.UnimplementedObserveServiceServer
 	agentv1.UnimplementedClipboardServiceServer
+	agentv1.UnimplementedAccessibilityServiceServer
 
 	socket string
 	srv    *grpc.Server
@@ -36,6 +37,8 @@ type fakeAgent struct {
 	acts    []*agentv1.ActRequest
 	writes  []*agentv1.WriteClipboardRequest
 	windows []*agentv1.Window
+	// a11y holds the accessibility reads received (computer_a11y_test.go).
+	a11y []proto.Message
 	// onAct, when set, runs before the act is answered (block, fail, ...).
 	onAct func(ctx context.Context, r *agentv1.ActRequest) error
 	// onShot, when set, runs before a screenshot is answered.
@@ -66,6 +69,7 @@ func (a *fakeAgent) serve(t testing.TB) {
 	agentv1.RegisterActServiceServer(a.srv, a)
 	agentv1.RegisterObserveServiceServer(a.srv, a)
 	agentv1.RegisterClipboardServiceServer(a.srv, a)
+	agentv1.RegisterAccessibilityServiceServer(a.srv, a)
 	agentv1.RegisterBrowserServiceServer(a.srv, fakeBrowser{})
 	go a.srv.Serve(l)
 	t.Cleanup(a.srv.Stop)
@@ -105,6 +109,9 @@ func (a *fakeAgent) Act(ctx context.Context, r *agentv1.ActRequest) (*agentv1.Ac
 		WindowId: r.GetTarget().GetWindow().GetWindowId(), DisplayId: r.GetTarget().GetDisplay().GetDisplayId()}
 	if r.GetTarget().GetKind() == nil {
 		ft.Source, ft.DisplayId = agentv1.TargetSource_TARGET_SOURCE_ACTIVE, ":0"
+	}
+	if err := elementFrozen(r, ft); err != nil {
+		return nil, err
 	}
 	return &agentv1.ActResponse{Effect: agentv1.Effect_EFFECT_DONE, Target: ft}, nil
 }

@@ -318,6 +318,10 @@ func (b *Broker) SetSessionDefaults(ctx context.Context, r *brokerv1.SetSessionD
 		if err := checkDefaultTab(ctx, s, k.Tab); err != nil {
 			return nil, err
 		}
+	case *agentv1.Target_App:
+		if err := defaultApp(k.App); err != nil {
+			return nil, err
+		}
 	case *agentv1.Target_Display:
 		if info := s.guest.conn.Status().Info; info != nil && k.Display.GetDisplayId() != "" {
 			found := false

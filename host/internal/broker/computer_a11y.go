@@ -1,0 +1,227 @@
+package broker
+
+import (
+	"context"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/validate"
+)
+
+// Full method names of the accessibility surface, as recorded in the audit log.
+const (
+	RPCListApps       = "/glovebox.broker.v1.ComputerService/ListApps"
+	RPCGetApp         = "/glovebox.broker.v1.ComputerService/GetApp"
+	RPCSnapshotApp    = "/glovebox.broker.v1.ComputerService/SnapshotApp"
+	RPCSnapshotWindow = "/glovebox.broker.v1.ComputerService/SnapshotWindow"
+)
+
+// sessionApp is the session's default app, nil when its default target is not an app.
+func sessionApp(s *session) *agentv1.AppTarget {
+	return s.defaultTarget().GetApp()
+}
+
+// elementRef is the element an element action names, nil for any other action.
+func elementRef(r *agentv1.ActRequest) *agentv1.ElementRef {
+	switch a := r.GetAction().(type) {
+	case *agentv1.ActRequest_ElementClick:
+		return a.ElementClick.GetElement()
+	case *agentv1.ActRequest_ElementFocus:
+		return a.ElementFocus.GetElement()
+	case *agentv1.ActRequest_ElementSetValue:
+		return a.ElementSetValue.GetElement()
+	case *agentv1.ActRequest_ElementSelectText:
+		return a.ElementSelectText.GetElement()
+	case *agentv1.ActRequest_ElementDoAction:
+		return a.ElementDoAction.GetElement()
+	case *agentv1.ActRequest_ElementScrollIntoView:
+		return a.ElementScrollIntoView.GetElement()
+	}
+	return nil
+}
+
+// freezeElement freezes an element action's target and reports whether r is one. An app target is kept
+// (EXPLICIT); no target takes the session's default app (SESSION, so the agent refuses a ref of another app);
+// with no default app the target stays empty and the ref alone names the app (EXPLICIT). A session default
+// that is not an app does not apply: an element action takes an app target or none. The frozen target names
+// the app, snapshot and element, so the intent record already shows what is about to be acted on.
+func (b *Broker) freezeElement(cl *call, r *agentv1.ActRequest) (bool, error) {
+	ref := elementRef(r)
+	if ref == nil {
+		return false, nil
+	}
+	gen, agentGen, err := cl.s.guest.checkGeneration(r.GetTarget())
+	if err != nil {
+		return true, err
+	}
+	t := &agentv1.Target{}
+	if r.GetTarget() != nil {
+		t = proto.CloneOf(r.GetTarget())
+	}
+	src := agentv1.TargetSource_TARGET_SOURCE_EXPLICIT
+	if t.GetKind() == nil {
+		if app := sessionApp(cl.s); app != nil {
+			t.Kind, src = &agentv1.Target_App{App: app}, agentv1.TargetSource_TARGET_SOURCE_SESSION
+		}
+	}
+	t.Generation = agentGen
+	r.Target = t
+	cl.target = &agentv1.FrozenTarget{AppId: t.GetApp().GetAppId(), SnapshotId: ref.GetSnapshotId(),
+		ElementRef: ref.GetRef(), Source: src, Generation: gen}
+	return true, nil
+}
+
+// readApp fills a read's missing app (and window, when the request names neither) from the session's default
+// app and sets the call's target.
+func readApp(cl *call, appID, windowID *string) {
+	src := agentv1.TargetSource_TARGET_SOURCE_EXPLICIT
+	if *appID == "" {
+		if app := sessionApp(cl.s); app != nil {
+			*appID, src = app.GetAppId(), agentv1.TargetSource_TARGET_SOURCE_SESSION
+			if windowID != nil && *windowID == "" {
+				*windowID = app.GetWindowId()
+			}
+		}
+	}
+	gen, _ := cl.s.guest.generations()
+	cl.target = &agentv1.FrozenTarget{AppId: *appID, Source: src, Generation: gen}
+}
+
+// stampSnapshot gives a snapshot the broker's generation (the one callers send back, as with every other
+// target) and records its id in the call's frozen target.
+func stampSnapshot(cl *call, s *agentv1.Snapshot) {
+	if s == nil {
+		return
+	}
+	s.Generation = cl.target.GetGeneration()
+	if s.GetTarget() != nil {
+		s.Target.Generation = cl.target.GetGeneration()
+	}
+	cl.target.SnapshotId = s.GetSnapshotId()
+}
+
+// ListApps lists the applications on the guest's AT-SPI bus (an observation).
+func (b *Broker) ListApps(ctx context.Context, r *brokerv1.ListAppsRequest) (*brokerv1.ListAppsResponse, error) {
+	cl, err := b.begin(ctx, RPCListApps, r.GetSessionId())
+	if err != nil {
+		return nil, err
+	}
+	req := orEmpty(r.GetRequest(), &agentv1.ListAppsRequest{})
+	cl.args = req
+	var resp *agentv1.ListAppsResponse
+	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
+		var err error
+		resp, err = c.Accessibility.ListApps(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &brokerv1.ListAppsResponse{Response: resp, AuditSeq: seq}, nil
+}
+
+// GetApp finds an application: an observation, or a mutation (observe-only refused, control, policy, rate
+// limit, durable intent and outcome) when request.launch may start a program.
+func (b *Broker) GetApp(ctx context.Context, r *brokerv1.GetAppRequest) (*brokerv1.GetAppResponse, error) {
+	cl, err := b.begin(ctx, RPCGetApp, r.GetSessionId())
+	if err != nil {
+		return nil, err
+	}
+	req := orEmpty(r.GetRequest(), &agentv1.GetAppRequest{})
+	cl.args = req
+	if err := checkRequest(validate.GetApp(req)); err != nil {
+		return nil, b.refuse(ctx, cl, err)
+	}
+	var resp *agentv1.GetAppResponse
+	send := func(ctx context.Context, c guestClients) error {
+		var err error
+		resp, err = c.Accessibility.GetApp(ctx, req)
+		if err == nil && cl.target != nil {
+			cl.target.AppId = resp.GetApp().GetAppId()
+		}
+		return err
+	}
+	var seq uint64
+	if req.GetLaunch() {
+		gen, _ := cl.s.guest.generations()
+		cl.target = &agentv1.FrozenTarget{Source: agentv1.TargetSource_TARGET_SOURCE_EXPLICIT, Generation: gen}
+		// The agent waits up to launch_timeout_ms (0: 10 s) for the launched app to reach the bus.
+		wait := req.GetLaunchTimeoutMs()
+		if wait == 0 {
+			wait = 10000
+		}
+		seq, err = b.mutate(ctx, cl, mutation{send: send, extra: time.Duration(wait) * time.Millisecond})
+	} else {
+		seq, err = b.observe(ctx, cl, send)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &brokerv1.GetAppResponse{Response: resp, AuditSeq: seq}, nil
+}
+
+// SnapshotApp snapshots an application (an observation); no app_id: the session's default app.
+func (b *Broker) SnapshotApp(ctx context.Context, r *brokerv1.SnapshotAppRequest) (*brokerv1.SnapshotAppResponse, error) {
+	cl, err := b.begin(ctx, RPCSnapshotApp, r.GetSessionId())
+	if err != nil {
+		return nil, err
+	}
+	req := orEmpty(r.GetRequest(), &agentv1.SnapshotAppRequest{})
+	readApp(cl, &req.AppId, nil)
+	cl.args = req
+	if err := checkRequest(validate.SnapshotApp(req)); err != nil {
+		return nil, b.refuse(ctx, cl, err)
+	}
+	var resp *agentv1.SnapshotAppResponse
+	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
+		var err error
+		resp, err = c.Accessibility.SnapshotApp(ctx, req)
+		if err == nil {
+			stampSnapshot(cl, resp.GetSnapshot())
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &brokerv1.SnapshotAppResponse{Response: resp, AuditSeq: seq}, nil
+}
+
+// SnapshotWindow snapshots one window of an application (an observation); no app_id: the session's default
+// app (and its window when the request names none).
+func (b *Broker) SnapshotWindow(ctx context.Context, r *brokerv1.SnapshotWindowRequest) (*brokerv1.SnapshotWindowResponse, error) {
+	cl, err := b.begin(ctx, RPCSnapshotWindow, r.GetSessionId())
+	if err != nil {
+		return nil, err
+	}
+	req := orEmpty(r.GetRequest(), &agentv1.SnapshotWindowRequest{})
+	readApp(cl, &req.AppId, &req.WindowId)
+	cl.args = req
+	if err := checkRequest(validate.SnapshotWindow(req)); err != nil {
+		return nil, b.refuse(ctx, cl, err)
+	}
+	var resp *agentv1.SnapshotWindowResponse
+	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
+		var err error
+		resp, err = c.Accessibility.SnapshotWindow(ctx, req)
+		if err == nil {
+			stampSnapshot(cl, resp.GetSnapshot())
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &brokerv1.SnapshotWindowResponse{Response: resp, AuditSeq: seq}, nil
+}
+
+// defaultApp checks a session default that is an app (statically: the app may come and go).
+func defaultApp(t *agentv1.AppTarget) error {
+	var v errdefs.Violations
+	validate.AppID(&v, "default_target.app.app_id", t.GetAppId(), true)
+	return v.Err()
+}
