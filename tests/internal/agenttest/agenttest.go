@@ -92,6 +92,9 @@ type Options struct {
 	Desktop *desktop.Desktop
 	// ExtraArgs are appended to the agent's command line.
 	ExtraArgs []string
+	// Env entries ("KEY=value") are added to the agent's environment, overriding the desktop's (an
+	// accessibility session's DBUS_SESSION_BUS_ADDRESS).
+	Env []string
 }
 
 // Start builds and starts the agent and waits until it serves.
@@ -110,6 +113,7 @@ func Start(t testing.TB, opts Options) *Agent {
 	a := &Agent{Desktop: d, Socket: filepath.Join(dir, "agent.sock"), TCPAddr: freeLoopbackAddr(t), Log: &SyncBuffer{}, done: make(chan struct{})}
 	args := append([]string{"-listen", "unix://" + a.Socket, "-listen", "tcp://" + a.TCPAddr, "-log-level", "debug"}, opts.ExtraArgs...)
 	a.cmd = d.Command(bin, args...)
+	a.cmd.Env = append(a.cmd.Env, opts.Env...)
 	a.cmd.Stderr = a.Log
 	if err := a.cmd.Start(); err != nil {
 		t.Fatalf("start agent: %v", err)
