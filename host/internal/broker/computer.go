@@ -181,6 +181,7 @@ func (b *Broker) freeze(cl *call, t *agentv1.Target) (*agentv1.Target, error) {
 	t.Generation = agentGen
 	cl.target = &agentv1.FrozenTarget{
 		DisplayId: t.GetDisplay().GetDisplayId(), WindowId: t.GetWindow().GetWindowId(), Source: src, Generation: gen,
+		BrowserId: t.GetTab().GetBrowserId(), TabId: t.GetTab().GetTabId(),
 	}
 	return t, nil
 }

@@ -67,6 +67,13 @@ type Broker struct {
 // ready. The broker is killed when the test ends.
 func Start(t testing.TB, a *agenttest.Agent) *Broker {
 	t.Helper()
+	return StartConfig(t, a, nil)
+}
+
+// StartConfig is Start with edit, when not nil, changing the config (a JSON object) before it is written:
+// a policy, a rate limit.
+func StartConfig(t testing.TB, a *agenttest.Agent, edit func(cfg map[string]any)) *Broker {
+	t.Helper()
 	root := agenttest.RepoRoot(t)
 	if _, err := os.Stat(filepath.Join(root, "host", "cmd", "glovebox-broker", "main.go")); err != nil {
 		testenv.Missing(t, "glovebox-broker has no main.go yet (host/cmd/glovebox-broker)")
@@ -87,6 +94,9 @@ func Start(t testing.TB, a *agenttest.Agent) *Broker {
 			"name": "tester", "uids": []int{os.Getuid()}, "guests": []string{"*"}, "audit": true, "control": true,
 		}},
 		"guests": []map[string]any{{"name": b.Guest, "endpoint": "unix://" + a.Socket}},
+	}
+	if edit != nil {
+		edit(cfg)
 	}
 	cfgJSON, err := json.Marshal(cfg)
 	if err != nil {

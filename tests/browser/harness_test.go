@@ -1,0 +1,203 @@
+// Package browser_test drives a real Chromium through the real glovebox-broker and glovebox-agent binaries,
+// and checks every effect in the page over the test's own DevTools connection.
+package browser_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/net/websocket"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/testenv"
+	"glovebox.dev/shared/testenv/desktop"
+	"glovebox.dev/tests/internal/agenttest"
+	"glovebox.dev/tests/internal/brokertest"
+)
+
+// freePort returns a loopback TCP port nothing listens on right now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startChromium starts Debian's Chromium on the desktop with the workspace browser's flags (a DevTools port,
+// a fresh profile, no first-run dialogs, the renderer accessibility tree on) and waits until the port answers.
+// The browser's whole process group is killed when the test ends.
+func startChromium(t testing.TB, d *desktop.Desktop, port int) {
+	t.Helper()
+	if _, err := exec.LookPath("chromium"); err != nil {
+		testenv.Missing(t, "chromium is not installed (apt-get install chromium)")
+		return
+	}
+	args := []string{
+		fmt.Sprintf("--remote-debugging-port=%d", port), "--remote-allow-origins=*", "--user-data-dir=" + t.TempDir(),
+		"--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--force-renderer-accessibility", "--password-store=basic",
+		"--window-size=1200,760", "about:blank",
+	}
+	c := d.Command("chromium", args...)
+	// Its own process group, so the renderers and the zygote die with it before the profile is removed.
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	d.StartProgram(t, c)
+	t.Cleanup(func() {
+		pgid := c.Process.Pid
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		c.Wait()
+		for i := 0; i < 100 && syscall.Kill(-pgid, 0) == nil; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/json/version", port))
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("chromium on port %d did not answer", port)
+}
+
+// devtools is the test's own DevTools access to the browser, independent of the code under test.
+type devtools struct {
+	port int
+	next atomic.Int64
+}
+
+// newTab opens a tab on url through the DevTools HTTP endpoint and returns its target id.
+func (d *devtools) newTab(t testing.TB, url string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPut, fmt.Sprintf("http://127.0.0.1:%d/json/new?%s", d.port, url), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("new tab: %v", err)
+	}
+	defer resp.Body.Close()
+	var tab struct{ ID string }
+	if err := json.NewDecoder(resp.Body).Decode(&tab); err != nil || tab.ID == "" {
+		t.Fatalf("new tab: %v %+v", err, tab)
+	}
+	return tab.ID
+}
+
+// eval evaluates expr in a tab over a fresh page connection (closed after) and unmarshals its value into out.
+func (d *devtools) eval(t testing.TB, tab, expr string, out any) {
+	t.Helper()
+	ws, err := websocket.Dial(fmt.Sprintf("ws://127.0.0.1:%d/devtools/page/%s", d.port, tab), "", "http://127.0.0.1/")
+	if err != nil {
+		t.Fatalf("dial page %s: %v", tab, err)
+	}
+	defer ws.Close()
+	ws.SetDeadline(time.Now().Add(10 * time.Second))
+	id := d.next.Add(1)
+	msg := map[string]any{"id": id, "method": "Runtime.evaluate", "params": map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}}
+	if err := websocket.JSON.Send(ws, msg); err != nil {
+		t.Fatalf("eval send: %v", err)
+	}
+	for {
+		var reply struct {
+			ID     int64
+			Error  *struct{ Message string }
+			Result struct {
+				Result struct {
+					Value json.RawMessage
+				}
+				ExceptionDetails *struct{ Text string }
+			}
+		}
+		if err := websocket.JSON.Receive(ws, &reply); err != nil {
+			t.Fatalf("eval %s: %v", expr, err)
+		}
+		if reply.ID != id {
+			continue
+		}
+		if reply.Error != nil {
+			t.Fatalf("eval %s: %s", expr, reply.Error.Message)
+		}
+		if reply.Result.ExceptionDetails != nil {
+			t.Fatalf("eval %s: %s", expr, reply.Result.ExceptionDetails.Text)
+		}
+		if err := json.Unmarshal(reply.Result.Result.Value, out); err != nil {
+			t.Fatalf("eval %s = %s: %v", expr, reply.Result.Result.Value, err)
+		}
+		return
+	}
+}
+
+// auditRecords reads a guest's audit files as they are on disk, in order.
+func auditRecords(t testing.TB, auditDir, guest string) []*brokerv1.AuditRecord {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(auditDir, guest, "audit-*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*brokerv1.AuditRecord
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if len(line) == 0 {
+				continue
+			}
+			rec := &brokerv1.AuditRecord{}
+			if err := protojson.Unmarshal(line, rec); err != nil {
+				t.Fatalf("%s: %v: %q", f, err, line)
+			}
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// auditText is every audit file of the directory, concatenated.
+func auditText(t testing.TB, auditDir string) string {
+	t.Helper()
+	var all strings.Builder
+	err := filepath.WalkDir(auditDir, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || filepath.Ext(p) == ".key" {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		all.Write(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all.String()
+}
+
+// dialBroker connects to the broker's unix socket; the connection is closed when the test ends.
+func dialBroker(t testing.TB, b *brokertest.Broker) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient(b.URI, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(agenttest.MaxMessageBytes)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
