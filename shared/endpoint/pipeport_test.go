@@ -170,4 +170,3 @@ func (p *pipePort) writeNow(b []byte) {
 		go c.Write(b)
 	}
 }
-
