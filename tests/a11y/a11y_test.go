@@ -60,10 +60,9 @@ func start(t *testing.T, s *a11ybus.Session, name string, args ...string) *progr
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Start(); err != nil {
+	if err := s.StartProgram(t, c); err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
-	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
 	p := &program{pid: int32(c.Process.Pid)}
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -302,8 +301,20 @@ func TestWidgetFactorySnapshot(t *testing.T) {
 		t.Fatalf("snapshot has %d elements, want > 200:\n%s", n, snap.GetText())
 	}
 	names := map[string]bool{}
+	byRef := map[string]*agentv1.Element{}
 	for _, el := range snap.GetElements() {
 		names[el.GetRole()+" "+el.GetName()] = true
+		byRef[el.GetRef()] = el
+	}
+	// Table cells and column headers are created on demand (the app's cache lacks them): each must still hang
+	// under its own table, not under whatever element precedes it.
+	for _, el := range snap.GetElements() {
+		if r := el.GetRole(); r != "table cell" && r != "table column header" {
+			continue
+		}
+		if p := byRef[el.GetParentRef()]; !strings.Contains(p.GetRole(), "table") {
+			t.Errorf("%s %s %q has parent %s %q, want a table", el.GetRef(), el.GetRole(), el.GetName(), p.GetRole(), p.GetName())
+		}
 	}
 	for _, want := range knownWidgets {
 		if !names[want] {

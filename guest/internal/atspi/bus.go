@@ -84,6 +84,8 @@ type Backend struct {
 
 	mu   sync.Mutex
 	pids map[string]int32 // bus name -> pid; a unique bus name is never reused by the daemon
+	// peers are the apps' peer-to-peer connections by bus name (nil: none; see peer.go).
+	peers map[string]*dbus.Conn
 }
 
 // Open connects to the accessibility bus and enables accessibility (org.a11y.Status.IsEnabled).
@@ -142,11 +144,14 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 	var nonce [4]byte
 	_, _ = rand.Read(nonce[:])
 	return &Backend{conn: conn, session: session, opts: opts, log: log, store: newStore(),
-		nonce: hex.EncodeToString(nonce[:]), pids: map[string]int32{}}, nil
+		nonce: hex.EncodeToString(nonce[:]), pids: map[string]int32{}, peers: map[string]*dbus.Conn{}}, nil
 }
 
 // Close closes the connection.
-func (b *Backend) Close() error { return b.conn.Close() }
+func (b *Backend) Close() error {
+	b.closePeers()
+	return b.conn.Close()
+}
 
 // Available reports whether the backend can work, and why not.
 func (b *Backend) Available() (bool, string) {
@@ -160,7 +165,7 @@ func (b *Backend) Available() (bool, string) {
 func (b *Backend) call(ctx context.Context, dest string, path dbus.ObjectPath, method string, args ...any) *dbus.Call {
 	ctx, cancel := context.WithTimeout(ctx, b.opts.CallTimeout)
 	defer cancel()
-	return b.conn.Object(dest, path).CallWithContext(ctx, method, 0, args...)
+	return b.peer(dest).Object(dest, path).CallWithContext(ctx, method, 0, args...)
 }
 
 // errGone reports whether err says the object or its application no longer exists.

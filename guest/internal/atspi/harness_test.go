@@ -67,11 +67,10 @@ func (e *env) startApp(t *testing.T, name string, args ...string) *app {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Start(); err != nil {
+	if err := e.s.StartProgram(t, c); err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
 	a := &app{cmd: c, stdin: in, pid: int32(c.Process.Pid), added: make(chan struct{}, 1)}
-	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {

@@ -36,7 +36,7 @@ func (p *pipe) do(dest string, path dbus.ObjectPath, method string, args []any, 
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, p.b.opts.CallTimeout)
 	ch := make(chan *dbus.Call, 1)
-	p.b.conn.Object(dest, path).GoWithContext(ctx, method, 0, ch, args...)
+	p.b.peer(dest).Object(dest, path).GoWithContext(ctx, method, 0, ch, args...)
 	go func() {
 		c := <-ch
 		cancel()

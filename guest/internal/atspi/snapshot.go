@@ -78,6 +78,7 @@ func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root 
 	if o.GetInteractiveOnly() || o.GetVisibleOnly() {
 		limit = MaxNodes
 	}
+	b.connectPeer(ctx, a.bus)
 	w := &walker{b: b, p: b.newPipe(ctx), limit: limit, maxDepth: int(o.GetMaxDepth()), visible: o.GetVisibleOnly()}
 	var cacheErr error
 	w.cache, cacheErr = b.cacheItems(ctx, a.bus)

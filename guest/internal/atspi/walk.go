@@ -218,10 +218,12 @@ func (w *walker) add(ref objRef, parent, depth int) {
 	w.fetchFacts(i, n)
 }
 
-// fetchFacts reads what the cache would have told: role, states, interfaces, name, description, child count.
+// fetchFacts reads what the cache would have told: role, states, interfaces, name, description, child count and
+// parent. The parent matters: the nodes a cache misses are typically GTK's table cells and column headers, created
+// on demand, and without their own parent link() would hang them under whatever node precedes them.
 func (w *walker) fetchFacts(i int, n *node) {
 	var left atomic.Int32
-	left.Store(6)
+	left.Store(7)
 	finish := func(c *dbus.Call) {
 		w.failed(n, c.Err)
 		if left.Add(-1) == 0 {
@@ -263,6 +265,14 @@ func (w *walker) fetchFacts(i int, n *node) {
 		var v dbus.Variant
 		if c.Store(&v) == nil {
 			n.childCount, _ = v.Value().(int32)
+		}
+		finish(c)
+	})
+	w.p.do(n.ref.Name, n.ref.Path, ifProperties+".Get", []any{ifAccessible, "Parent"}, func(c *dbus.Call) {
+		var v dbus.Variant
+		var p objRef
+		if c.Store(&v) == nil && v.Store(&p) == nil {
+			n.parentRef = p
 		}
 		finish(c)
 	})

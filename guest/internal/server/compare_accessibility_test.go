@@ -81,10 +81,9 @@ func (p *pyatspiDump) run(pid int32) (int, error) {
 func (e *a11yEnv) startApp(b *testing.B, name string, args ...string) int32 {
 	b.Helper()
 	c := e.s.Command(name, args...)
-	if err := c.Start(); err != nil {
+	if err := e.s.StartProgram(b, c); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
 	pid := int32(c.Process.Pid)
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {

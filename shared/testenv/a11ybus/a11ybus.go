@@ -137,6 +137,34 @@ func (s *Session) Command(name string, args ...string) *exec.Cmd {
 	return c
 }
 
+// StartProgram starts c (made by Command, its pipes set up) in its own process group and, when the test ends,
+// kills the group and waits until every process of it is gone: a program's helpers (Chromium's zygote, renderers
+// and crash handler) must neither outlive the test nor write into its temporary directories while the testing
+// package removes them.
+func (s *Session) StartProgram(t testing.TB, c *exec.Cmd) error {
+	t.Helper()
+	group(c)
+	if err := c.Start(); err != nil {
+		return err
+	}
+	t.Cleanup(func() { kill(c) })
+	return nil
+}
+
+// kill kills c's process group, reaps c and waits (at most 10 s) until no process of the group is left.
+func kill(c *exec.Cmd) {
+	pgid := c.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	_ = c.Wait()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
+			return
+		}
+		// Members forked after the first signal (a helper starting right then) get theirs now.
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
 // stop ends a daemon and everything it started (its process group: the launcher's bus daemon, services the
 // session bus activated) and reaps it.
 func stop(c *exec.Cmd) {
