@@ -30,8 +30,12 @@ _NS = {
 
 
 def node(acc, depth):
-    """Builds the XML element of acc and its descendants."""
-    role = acc.getRoleName().replace(" ", "-")
+    """Builds the XML element of acc and its descendants. Every read is guarded: one node that fails (it went
+    away, or the toolkit refuses a call) costs that node's detail, not the dump."""
+    try:
+        role = acc.getRoleName().replace(" ", "-") or "unknown"
+    except Exception:
+        role = "unknown"
     attrs = {}
     try:
         states = acc.getState().get_states()
@@ -50,29 +54,40 @@ def node(acc, depth):
         w, h = comp.getSize()
         attrs["{%s}screencoord" % _NS["cp"]] = "(%d, %d)" % (x, y)
         attrs["{%s}size" % _NS["cp"]] = "(%d, %d)" % (w, h)
-    except NotImplementedError:
+    except Exception:
         pass
     text = ""
     try:
         t = acc.queryText()
         text = t.getText(0, t.characterCount)
-    except NotImplementedError:
+    except Exception:
         pass
     try:
         v = acc.queryValue()
         attrs["{%s}value" % _NS["val"]] = str(v.currentValue)
         attrs["{%s}min" % _NS["val"]] = str(v.minimumValue)
         attrs["{%s}max" % _NS["val"]] = str(v.maximumValue)
-    except NotImplementedError:
+    except Exception:
         pass
-    attrs["name"] = acc.name or ""
+    try:
+        attrs["name"] = acc.name or ""
+    except Exception:
+        attrs["name"] = ""
     el = ET.Element(role, attrs)
     el.text = text
     count = 1
     if depth < MAX_DEPTH:
-        for i, child in enumerate(acc):
-            if i >= MAX_WIDTH or child is None:
-                break
+        try:
+            n_children = acc.childCount
+        except Exception:
+            n_children = 0
+        for i in range(min(n_children, MAX_WIDTH)):
+            try:
+                child = acc.getChildAtIndex(i)
+            except Exception:
+                continue
+            if child is None:
+                continue
             sub, n = node(child, depth + 1)
             el.append(sub)
             count += n
