@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -249,4 +250,75 @@ func TestRefusesNonLoopbackTCP(t *testing.T) {
 	if !strings.Contains(string(out), "tcp://0.0.0.0:0") || !strings.Contains(string(out), "loopback") {
 		t.Errorf("error does not name the endpoint and the reason:\n%s", out)
 	}
+}
+
+// TestAttachesDisplayLate starts the agent before its X server exists (as in a VM boot or a session service):
+// it serves at once, reports the desktop unavailable, and attaches every desktop backend once the display
+// appears, without a restart.
+func TestAttachesDisplayLate(t *testing.T) {
+	testenv.NeedCommands(t, "Xvfb")
+	d := desktop.Start(t, desktop.Options{NoWindowManager: true})
+	display := freeDisplay(t)
+	a := agenttest.Start(t, agenttest.Options{Desktop: d, ExtraArgs: []string{"-display", display}})
+	info := agentv1.NewAgentServiceClient(a.DialUnix(t))
+	resp, err := info.GetInfo(ctxT(t, 10*time.Second), &agentv1.GetInfoRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := capability(resp, agentv1.Backend_BACKEND_SCREEN); st == agentv1.CapabilityState_CAPABILITY_STATE_AVAILABLE {
+		t.Fatalf("screen available before the display exists")
+	}
+
+	xvfb := exec.Command("Xvfb", display, "-screen", "0", "800x600x24", "-nolisten", "tcp")
+	if err := xvfb.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { xvfb.Process.Kill(); xvfb.Wait() })
+
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		resp, err = info.GetInfo(ctxT(t, 10*time.Second), &agentv1.GetInfoRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if capability(resp, agentv1.Backend_BACKEND_SCREEN) == agentv1.CapabilityState_CAPABILITY_STATE_AVAILABLE &&
+			capability(resp, agentv1.Backend_BACKEND_INPUT) == agentv1.CapabilityState_CAPABILITY_STATE_AVAILABLE &&
+			capability(resp, agentv1.Backend_BACKEND_CLIPBOARD) == agentv1.CapabilityState_CAPABILITY_STATE_AVAILABLE {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("desktop backends not attached 15s after the display appeared: %v", resp.GetCapabilities())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	shot, err := agentv1.NewObserveServiceClient(a.DialUnix(t)).CaptureScreenshot(ctxT(t, 10*time.Second), &agentv1.CaptureScreenshotRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h := shot.GetImage().GetWidth(), shot.GetImage().GetHeight(); w != 800 || h != 600 {
+		t.Errorf("screenshot of the late display is %dx%d, want 800x600", w, h)
+	}
+}
+
+func capability(info *agentv1.GetInfoResponse, b agentv1.Backend) agentv1.CapabilityState {
+	for _, c := range info.GetCapabilities() {
+		if c.GetBackend() == b {
+			return c.GetState()
+		}
+	}
+	return agentv1.CapabilityState_CAPABILITY_STATE_UNSPECIFIED
+}
+
+// freeDisplay returns a display name nobody serves (no socket, no lock file).
+func freeDisplay(t *testing.T) string {
+	t.Helper()
+	for n := 150 + os.Getpid()%500; n < 1150; n++ {
+		_, errSock := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n))
+		_, errLock := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n))
+		if os.IsNotExist(errSock) && os.IsNotExist(errLock) {
+			return fmt.Sprintf(":%d", n)
+		}
+	}
+	t.Fatal("no free X display number")
+	return ""
 }

@@ -28,13 +28,25 @@ func run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	b, closeBackends := openBackends(cfg.Display, log)
-	defer closeBackends()
+	backends := newBackendSet(cfg.Display, log)
+	defer backends.Close()
+	backends.openMissing(ctx)
 	br := openBrowser(cfg, log)
 	defer br.Close()
-	b.Browser = br
+	withBrowser := func(b server.Backends) server.Backends {
+		b.Browser = br
+		return b
+	}
 
-	svc := server.New(server.Options{Version: version, XDisplay: cfg.Display, Generation: generation, Logger: log}, b)
+	svc := server.New(server.Options{Version: version, XDisplay: cfg.Display, Generation: generation, Logger: log},
+		withBrowser(backends.current()))
+	attachCtx, stopAttach := context.WithCancel(ctx)
+	attached := make(chan struct{})
+	go func() {
+		defer close(attached)
+		backends.attachLate(attachCtx, func(b server.Backends) { svc.SetBackends(withBrowser(b)) })
+	}()
+	defer func() { stopAttach(); <-attached }()
 	g := grpc.NewServer(svc.ServerOptions()...)
 	svc.Register(g)
 	reflection.Register(g)

@@ -52,10 +52,10 @@ type accessibilityService struct {
 func newAccessibilityService(s *Services) *accessibilityService { return &accessibilityService{s: s} }
 
 func (a *accessibilityService) backend() (Accessibility, error) {
-	if a.s.b.Accessibility == nil {
+	if a.s.b().Accessibility == nil {
 		return nil, fmt.Errorf("accessibility: %s: %w", a.s.missing(agentv1.Backend_BACKEND_ACCESSIBILITY), errdefs.ErrCapabilityUnavailable)
 	}
-	return a.s.b.Accessibility, nil
+	return a.s.b().Accessibility, nil
 }
 
 // ListApps lists the applications on the AT-SPI bus.

@@ -38,7 +38,7 @@ func newActService(s *Services) *actService {
 // Act performs one action; see the ActService documentation in act.proto.
 func (a *actService) Act(ctx context.Context, r *agentv1.ActRequest) (*agentv1.ActResponse, error) {
 	start := time.Now()
-	in := a.s.b.Input
+	in := a.s.b().Input
 	if err := validate.ActRequest(r); err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (a *actService) Act(ctx context.Context, r *agentv1.ActRequest) (*agentv1.A
 	if err != nil {
 		return nil, err
 	}
-	if r.GetObserve() != nil && a.s.b.Screen == nil {
+	if r.GetObserve() != nil && a.s.b().Screen == nil {
 		return nil, fmt.Errorf("observe: no screen backend: %w", errdefs.ErrCapabilityUnavailable)
 	}
 	if g := r.GetTarget().GetGeneration(); g != 0 && g != a.s.opts.Generation {
@@ -97,7 +97,7 @@ func (a *actService) act(ctx context.Context, r *agentv1.ActRequest, p *plan, st
 	}
 	dispatchedAt := time.Now()
 
-	if in := a.s.b.Input; in != nil {
+	if in := a.s.b().Input; in != nil {
 		resp.Held = in.Held(r.GetOwner())
 		x, y := in.LastPointer()
 		resp.Pointer = &agentv1.Point{X: x, Y: y}
@@ -123,7 +123,7 @@ func (a *actService) act(ctx context.Context, r *agentv1.ActRequest, p *plan, st
 
 // observe waits for the screen to settle and captures it with the cursor position.
 func (a *actService) observe(ctx context.Context, o *agentv1.ObserveAfter) (*agentv1.Observation, error) {
-	scr := a.s.b.Screen
+	scr := a.s.b().Screen
 	quiet, timeout := defaultQuiet, defaultQuietTimeout
 	if o.GetQuietMs() > 0 {
 		quiet = time.Duration(o.GetQuietMs()) * time.Millisecond

@@ -133,8 +133,8 @@ func (a *actService) plan(r *agentv1.ActRequest) (*plan, error) {
 				bounds.Width, bounds.Height, bounds.X, bounds.Y)
 		}
 	}
-	if o := r.GetObserve(); o != nil && a.s.b.Screen != nil && o.GetScreenshot() != nil {
-		if err := checkAgainstDisplays(a.s.b.Screen.Displays(), o.GetScreenshot()); err != nil {
+	if o := r.GetObserve(); o != nil && a.s.b().Screen != nil && o.GetScreenshot() != nil {
+		if err := checkAgainstDisplays(a.s.b().Screen.Displays(), o.GetScreenshot()); err != nil {
 			var br *errdefs.BadRequest
 			if !errors.As(err, &br) {
 				return nil, err
@@ -152,18 +152,18 @@ func (a *actService) plan(r *agentv1.ActRequest) (*plan, error) {
 
 // bounds returns the rectangle every point must fall in: the display target's, else the root window's.
 func (a *actService) bounds(r *agentv1.ActRequest, v *errdefs.Violations, p *plan) (*agentv1.Rect, string) {
-	w, h := a.s.b.Input.Root()
+	w, h := a.s.b().Input.Root()
 	root := &agentv1.Rect{Width: w, Height: h}
 	id := r.GetTarget().GetDisplay().GetDisplayId()
 	if id == "" {
 		return root, "the screen"
 	}
-	if a.s.b.Screen == nil {
+	if a.s.b().Screen == nil {
 		v.Addf("target.display.display_id", "no screen backend to resolve display %q", id)
 		return root, "the screen"
 	}
 	var known []string
-	for _, d := range a.s.b.Screen.Displays() {
+	for _, d := range a.s.b().Screen.Displays() {
 		if d.GetId() == id {
 			p.display = d
 			return d.GetBounds(), "display " + id

@@ -20,23 +20,23 @@ func (a *agentService) GetInfo(ctx context.Context, _ *agentv1.GetInfoRequest) (
 		Generation:      s.opts.Generation,
 		XDisplay:        s.opts.XDisplay,
 	}
-	if s.b.Screen != nil {
-		resp.Displays = s.b.Screen.Displays()
+	if s.b().Screen != nil {
+		resp.Displays = s.b().Screen.Displays()
 	}
 	add := func(b agentv1.Backend, c Capability) {
 		resp.Capabilities = append(resp.Capabilities, &agentv1.Capability{Backend: b, State: c.State, Reason: c.Reason})
 	}
-	add(agentv1.Backend_BACKEND_SCREEN, capabilityOf(s.b.Screen, s.missing(agentv1.Backend_BACKEND_SCREEN)))
-	add(agentv1.Backend_BACKEND_INPUT, capabilityOf(s.b.Input, s.missing(agentv1.Backend_BACKEND_INPUT)))
-	add(agentv1.Backend_BACKEND_CLIPBOARD, capabilityOf(s.b.Clipboard, s.missing(agentv1.Backend_BACKEND_CLIPBOARD)))
-	add(agentv1.Backend_BACKEND_ACCESSIBILITY, capabilityOf(s.b.Accessibility, s.missing(agentv1.Backend_BACKEND_ACCESSIBILITY)))
-	add(agentv1.Backend_BACKEND_BROWSER, capabilityOf(s.b.Browser, s.missing(agentv1.Backend_BACKEND_BROWSER)))
+	add(agentv1.Backend_BACKEND_SCREEN, capabilityOf(s.b().Screen, s.missing(agentv1.Backend_BACKEND_SCREEN)))
+	add(agentv1.Backend_BACKEND_INPUT, capabilityOf(s.b().Input, s.missing(agentv1.Backend_BACKEND_INPUT)))
+	add(agentv1.Backend_BACKEND_CLIPBOARD, capabilityOf(s.b().Clipboard, s.missing(agentv1.Backend_BACKEND_CLIPBOARD)))
+	add(agentv1.Backend_BACKEND_ACCESSIBILITY, capabilityOf(s.b().Accessibility, s.missing(agentv1.Backend_BACKEND_ACCESSIBILITY)))
+	add(agentv1.Backend_BACKEND_BROWSER, capabilityOf(s.b().Browser, s.missing(agentv1.Backend_BACKEND_BROWSER)))
 	return resp, nil
 }
 
 // missing is the reason a nil backend is unavailable.
 func (s *Services) missing(b agentv1.Backend) string {
-	if r := s.b.Missing[b]; r != "" {
+	if r := s.b().Missing[b]; r != "" {
 		return r
 	}
 	return "backend not started"

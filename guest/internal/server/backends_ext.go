@@ -39,11 +39,11 @@ func isPageAction(r *agentv1.ActRequest) bool {
 func (a *actService) needBackend(r *agentv1.ActRequest, in Input) error {
 	switch {
 	case isElementAction(r):
-		if a.s.b.Accessibility == nil {
+		if a.s.b().Accessibility == nil {
 			return fmt.Errorf("accessibility: %s: %w", a.s.missing(agentv1.Backend_BACKEND_ACCESSIBILITY), errdefs.ErrCapabilityUnavailable)
 		}
 	case isPageAction(r):
-		if a.s.b.Browser == nil {
+		if a.s.b().Browser == nil {
 			return fmt.Errorf("browser: %s: %w", a.s.missing(agentv1.Backend_BACKEND_BROWSER), errdefs.ErrCapabilityUnavailable)
 		}
 	case in == nil:

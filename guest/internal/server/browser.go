@@ -49,10 +49,10 @@ type browserService struct {
 func newBrowserService(s *Services) *browserService { return &browserService{s: s} }
 
 func (b *browserService) backend() (Browser, error) {
-	if b.s.b.Browser == nil {
+	if b.s.b().Browser == nil {
 		return nil, fmt.Errorf("browser: %s: %w", b.s.missing(agentv1.Backend_BACKEND_BROWSER), errdefs.ErrCapabilityUnavailable)
 	}
-	return b.s.b.Browser, nil
+	return b.s.b().Browser, nil
 }
 
 // serveBrowser validates r, then calls the backend.

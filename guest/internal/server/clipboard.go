@@ -87,8 +87,8 @@ func (c *clipboardService) WriteClipboard(ctx context.Context, req *agentv1.Writ
 }
 
 func (c *clipboardService) backend() (Clipboard, error) {
-	if c.s.b.Clipboard == nil {
+	if c.s.b().Clipboard == nil {
 		return nil, fmt.Errorf("clipboard: no X display connection: %w", errdefs.ErrCapabilityUnavailable)
 	}
-	return c.s.b.Clipboard, nil
+	return c.s.b().Clipboard, nil
 }

@@ -51,10 +51,10 @@ func (o *observeService) ListWindows(ctx context.Context, r *agentv1.ListWindows
 	if err := validate.ListWindows(r); err != nil {
 		return nil, err
 	}
-	if o.s.b.Windows == nil {
+	if o.s.b().Windows == nil {
 		return nil, fmt.Errorf("windows: no X display connection: %w", errdefs.ErrCapabilityUnavailable)
 	}
-	ws, err := o.s.b.Windows.List(ctx, r.GetIncludeUnmapped())
+	ws, err := o.s.b().Windows.List(ctx, r.GetIncludeUnmapped())
 	if err != nil {
 		return nil, err
 	}
@@ -122,10 +122,10 @@ func ctxErr(ctx context.Context, err error) error {
 }
 
 func (o *observeService) screen() (Screen, error) {
-	if o.s.b.Screen == nil {
+	if o.s.b().Screen == nil {
 		return nil, fmt.Errorf("screen: no X display connection: %w", errdefs.ErrCapabilityUnavailable)
 	}
-	return o.s.b.Screen, nil
+	return o.s.b().Screen, nil
 }
 
 // checkAgainstDisplays checks the options' display and region against the live displays: an unknown display

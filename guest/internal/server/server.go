@@ -5,6 +5,7 @@ package server
 
 import (
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
@@ -58,9 +59,9 @@ type Options struct {
 
 // Services holds the agent's gRPC services.
 type Services struct {
-	opts Options
-	b    Backends
-	log  *slog.Logger
+	opts     Options
+	backends atomic.Pointer[Backends]
+	log      *slog.Logger
 }
 
 // New returns the services over the given backends.
@@ -69,8 +70,17 @@ func New(opts Options, b Backends) *Services {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Services{opts: opts, b: b, log: log}
+	s := &Services{opts: opts, log: log}
+	s.SetBackends(b)
+	return s
 }
+
+// SetBackends replaces the backends, for example once the X display the agent waited for appears. Requests
+// already running keep the backends they started with.
+func (s *Services) SetBackends(b Backends) { s.backends.Store(&b) }
+
+// b returns the current backends.
+func (s *Services) b() *Backends { return s.backends.Load() }
 
 // Register registers every agent service on s.
 func (s *Services) Register(g *grpc.Server) {
