@@ -37,7 +37,7 @@ image: ## Build the desktop guest image (images/desktop/build/desktop.qcow2) fro
 	images/desktop/build.sh
 
 image-boot: ## Boot the desktop image under TCG with virtio-serial and screenshot it through the broker (slow).
-	GLOVEBOX_DESKTOP_IMAGE=$(CURDIR)/images/desktop/build go test -count=1 -v -timeout 20m -run TestDesktopImage ./tests/vm
+	GLOVEBOX_DESKTOP_IMAGE=$(CURDIR)/images/desktop/build go test -tags imageboot -count=1 -v -timeout 20m -run TestDesktopImage ./tests/vm
 
 clean:
 	rm -rf bin images/test-guest/build
