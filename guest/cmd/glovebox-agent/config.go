@@ -19,7 +19,8 @@ const (
 
 // Config is everything glovebox-agent needs to run. main fills it from flags; Validate checks it.
 type Config struct {
-	// Listen is the endpoints to serve on (vsock://CID:PORT, unix:///path, tcp://host:port); repeatable.
+	// Listen is the endpoints to serve on (vsock://CID:PORT, serial:///dev/virtio-ports/NAME, unix:///path,
+	// tcp://host:port); repeatable.
 	// Empty means vsock://:DefaultVsockPort.
 	Listen []string
 	// AllowCIDs is the vsock peers allowed to connect; empty means only the host (CID 2).

@@ -40,7 +40,7 @@ func main() {
 func parseFlags(args []string) (Config, error) {
 	var cfg Config
 	fs := flag.NewFlagSet("glovebox-agent", flag.ContinueOnError)
-	fs.Func("listen", "endpoint to serve on: vsock://CID:PORT, unix:///path, tcp://host:port (repeatable; default vsock://:"+
+	fs.Func("listen", "endpoint to serve on: vsock://CID:PORT, serial:///dev/virtio-ports/NAME, unix:///path, tcp://host:port (repeatable; default vsock://:"+
 		strconv.Itoa(DefaultVsockPort)+")", func(s string) error {
 		cfg.Listen = append(cfg.Listen, s)
 		return nil
