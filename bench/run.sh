@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Side-by-side benchmarks: Glovebox through gRPC and the peer tool (scrot, xdotool, xclip) in one run, on the
-# same 1280x800 Xvfb desktop, then the ratio peer/glovebox for each pair. Sub-benchmarks are named
-# <Name>/glovebox-<case> and <Name>/<peer>-<case>; the pair shares <Name> and <case>.
+# Side-by-side benchmarks: Glovebox through gRPC and the peer tool (scrot, xdotool, xclip, pyatspi, playwright-core)
+# in one run, on the same 1280x800 Xvfb desktop, then the ratio peer/glovebox for each pair. Sub-benchmarks are
+# named <Name>/glovebox-<case> and <Name>/<peer>-<case>; the pair shares <Name> and <case>. Broker overhead pairs
+# are <Name>/direct-<case> and <Name>/broker-<case>. playwright-core is looked up in $PLAYWRIGHT_DIR (default
+# bench/out/playwright: npm install --prefix bench/out/playwright playwright-core).
 # Usage: bench/run.sh [go test -bench regexp] (default: all). BENCHTIME overrides -benchtime (default 2s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +11,8 @@ export PATH="$PWD/bin:$PATH"
 out_dir=bench/out; mkdir -p "$out_dir"
 out="$out_dir/bench-$(date +%Y%m%d-%H%M%S).txt"
 go test -run '^$' -bench "${1:-.}" -benchtime "${BENCHTIME:-2s}" -count 1 -timeout 30m \
-  ./guest/internal/server/ ./guest/internal/encode/ ./guest/internal/x11/... 2>&1 | tee "$out"
+  ./guest/internal/server/ ./guest/internal/encode/ ./guest/internal/x11/... ./guest/internal/clipboard/ \
+  ./host/internal/audit/ ./host/internal/broker/ ./tests/broker/ 2>&1 | tee "$out"
 
 echo
 echo "== ratios (peer time / glovebox time; higher is better for glovebox)"
@@ -24,6 +27,8 @@ awk '
     dash=index(sub_, "-"); if (dash==0) next
     who=substr(sub_, 1, dash-1); cse=substr(sub_, dash+1)
     key=base "/" cse
+    if (who=="direct") { direct[key]=ns; directp50[key]=p50; next }
+    if (who=="broker") { viabroker[key]=ns; brokerp50[key]=p50; next }
     if (who=="glovebox") { ours[key]=ns; ourp50[key]=p50 } else { peer[key]=ns; peername[key]=who }
   }
   END {
@@ -31,5 +36,9 @@ awk '
       printf "%-40s glovebox %9.3f ms  %-8s %9.3f ms  ratio %6.1fx%s\n", k, ours[k]/1e6, peername[k], peer[k]/1e6, peer[k]/ours[k], (ourp50[k]!="" ? "  (glovebox p50 " ourp50[k] " ms)" : "")
     }
     for (k in ours) if (!(k in peer)) printf "%-40s glovebox %9.3f ms%s\n", k, ours[k]/1e6, (ourp50[k]!="" ? "  (p50 " ourp50[k] " ms)" : "")
+    for (k in viabroker) if (k in direct) {
+      if (brokerp50[k]!="" && directp50[k]!="") printf "%-40s broker adds %6.3f ms p50 (direct %6.3f, through the broker %6.3f)\n", k, brokerp50[k]-directp50[k], directp50[k], brokerp50[k]
+      else printf "%-40s broker adds %6.3f ms mean\n", k, (viabroker[k]-direct[k])/1e6
+    }
   }' "$out" | sort
 echo "(raw output: $out)"
