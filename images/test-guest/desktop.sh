@@ -26,11 +26,8 @@ agentport=$(port org.glovebox.agent.0)
 [ -n "$agentport" ] && chown $uid "$agentport"
 chmod 0777 /shared 2>/dev/null
 
-asuser Xvfb :0 -screen 0 1280x800x24 -nolisten tcp -noreset -extension GLX > /tmp/xvfb.log 2>&1 &
-while [ ! -S /tmp/.X11-unix/X0 ]; do sleep 0.02; done
-mark xvfb
-
-# The agent, restarted whenever it exits; its pid in /run/gb-agent.pid.
+# The agent first, restarted whenever it exits (its pid in /run/gb-agent.pid): it serves at once and attaches
+# the desktop backends as soon as Xvfb is up, so the broker reaches it while X is still starting.
 (
 	while :; do
 		asuser "$build/glovebox-agent" -listen serial:///dev/virtio-ports/org.glovebox.agent.0 \
@@ -41,6 +38,11 @@ mark xvfb
 	done
 ) &
 mark agent-started
+
+asuser Xvfb :0 -screen 0 1280x800x24 -nolisten tcp -noreset -extension GLX > /tmp/xvfb.log 2>&1 &
+while [ ! -S /tmp/.X11-unix/X0 ]; do sleep 0.02; done
+mark xvfb
+
 asuser "$build/glovebox-agent" -listen vsock://:7006 -display :0 > /tmp/agent-default-cid.log 2>&1 &
 asuser "$build/guestprobe" -wait vsock://1:7005 > /dev/ttyS0 2>&1 &
 

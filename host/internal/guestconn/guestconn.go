@@ -41,6 +41,10 @@ const (
 	maxBackoff = 3 * time.Second
 	// retryHandshake is how long to wait before retrying a failed GetInfo/release on a live transport.
 	retryHandshake = 500 * time.Millisecond
+	// refreshInfo is how often a READY guest's GetInfo is asked again while one of its backends is not
+	// available: an agent started before its display (a VM boot) attaches the desktop a few seconds after it
+	// first answers, and callers of GetGuest should see that without a reconnect.
+	refreshInfo = time.Second
 )
 
 // Options configure a Conn.
@@ -78,8 +82,9 @@ type Conn struct {
 	a11y      agentv1.AccessibilityServiceClient
 	browser   agentv1.BrowserServiceClient
 
-	cancel context.CancelFunc
-	done   chan struct{}
+	cancel    context.CancelFunc
+	done      chan struct{} // closed when run returns
+	refreshed chan struct{} // closed when refresh returns
 
 	mu sync.Mutex
 	st Status
@@ -111,11 +116,57 @@ func New(name, uri string, opts Options) (*Conn, error) {
 		observe: agentv1.NewObserveServiceClient(cc), act: agentv1.NewActServiceClient(cc),
 		clipboard: agentv1.NewClipboardServiceClient(cc), agent: agentv1.NewAgentServiceClient(cc),
 		a11y: agentv1.NewAccessibilityServiceClient(cc), browser: agentv1.NewBrowserServiceClient(cc),
-		cancel: cancel, done: make(chan struct{}),
+		cancel: cancel, done: make(chan struct{}), refreshed: make(chan struct{}),
 		st: Status{State: brokerv1.GuestState_GUEST_STATE_CONNECTING, Since: time.Now()},
 	}
 	go c.run(ctx)
+	go func() {
+		defer close(c.refreshed)
+		c.refresh(ctx)
+	}()
 	return c, nil
+}
+
+// refresh asks a READY guest for its info again while any of its backends is not available.
+func (c *Conn) refresh(ctx context.Context) {
+	t := time.NewTicker(refreshInfo)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		st := c.Status()
+		if st.State != brokerv1.GuestState_GUEST_STATE_READY || allAvailable(st.Info) {
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+		info, err := c.agent.GetInfo(rctx, &agentv1.GetInfoRequest{})
+		cancel()
+		if err != nil {
+			continue
+		}
+		c.mu.Lock()
+		// Only the same agent process: a new one is the handshake's to report (and to release input for).
+		if c.st.Info != nil && c.st.Info.GetGeneration() == info.GetGeneration() {
+			c.st.Info = info
+		}
+		c.mu.Unlock()
+	}
+}
+
+// allAvailable reports whether every backend in info is available.
+func allAvailable(info *agentv1.GetInfoResponse) bool {
+	if info == nil {
+		return false
+	}
+	for _, b := range info.GetCapabilities() {
+		if b.GetState() != agentv1.CapabilityState_CAPABILITY_STATE_AVAILABLE {
+			return false
+		}
+	}
+	return true
 }
 
 // dialTarget turns an endpoint URI into a grpc target. Guest transports are local to the host (vsock, unix,
@@ -144,6 +195,7 @@ func (c *Conn) Close() {
 	c.cancel()
 	c.cc.Close()
 	<-c.done
+	<-c.refreshed
 }
 
 func (c *Conn) setState(s brokerv1.GuestState, lastErr string) {
