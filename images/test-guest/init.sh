@@ -26,6 +26,9 @@ mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp
 mount -t tmpfs -o mode=0755 tmpfs /newroot/run
 mkdir -p /newroot/shared
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 shared /newroot/shared 2>/dev/null || echo "no shared dir" > /dev/ttyS0
-mark root
 [ -n "$gb_repo" ] || fail "no gb_repo= on the kernel command line"
+# The checkout at its own path, over the guest's tmpfs mounts (CI may clone it under /tmp).
+mkdir -p "/newroot$gb_repo"
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=524288,cache=loose repo "/newroot$gb_repo" || fail "mount repo"
+mark root
 exec chroot /newroot /bin/sh "$gb_repo/images/test-guest/desktop.sh"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Boots the test guest under QEMU/TCG (no KVM needed): q35, no network, the host's / read-only over 9p,
+# Boots the test guest under QEMU/TCG (no KVM needed): q35, no network, the host's / read-only over 9p (and the
+# checkout again, at the same path, since the guest's own /tmp, /run and /dev would hide a checkout there),
 # virtio-serial ports org.glovebox.agent.0 (chardev socket $GB_VM_DIR/agent.sock: the broker dials
 # serial+unix://$GB_VM_DIR/agent.sock) and org.glovebox.test.ctl ($GB_VM_DIR/ctl.sock, a root shell for
 # tests), and $GB_VM_DIR/shared shared read-write at /shared. The serial console (with GLOVEBOX-MARK timing
@@ -24,6 +25,7 @@ exec qemu-system-x86_64 \
 	-kernel "$build/vmlinux" -initrd "$build/initramfs.cpio.gz" \
 	-append "console=ttyS0 quiet cryptomgr.notests mitigations=off apparmor=0 ipv6.disable=1 panic=-1 gb_repo=$repo" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$repo",mount_tag=repo,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$dir/shared",mount_tag=shared,security_model=none,multidevs=remap \
 	-device virtio-serial-pci,id=vser \
 	-chardev socket,id=agent,path="$dir/agent.sock",server=on,wait=off \
