@@ -129,6 +129,14 @@ func (g *guest) consoleText() string {
 	return g.console.String()
 }
 
+// mark returns when (since QEMU start) the console marker name was printed, if it was.
+func (g *guest) mark(name string) (time.Duration, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	at, ok := g.marks[name]
+	return at, ok
+}
+
 // waitMark waits for the console marker name and returns when (since QEMU start) it was printed.
 func (g *guest) waitMark(t *testing.T, name string, timeout time.Duration) time.Duration {
 	t.Helper()
