@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/actions"
 )
 
 func eref(snap, ref string) *agentv1.ElementRef {
@@ -199,22 +200,9 @@ func FuzzElementAction(f *testing.F) {
 	})
 }
 
-func isElement(r *agentv1.ActRequest) bool { return elementOfTest(r) != nil }
+func isElement(r *agentv1.ActRequest) bool { return actions.Of(r) == actions.Element }
 
 func elementOfTest(r *agentv1.ActRequest) *agentv1.ElementRef {
-	switch a := r.GetAction().(type) {
-	case *agentv1.ActRequest_ElementClick:
-		return a.ElementClick.GetElement()
-	case *agentv1.ActRequest_ElementFocus:
-		return a.ElementFocus.GetElement()
-	case *agentv1.ActRequest_ElementSetValue:
-		return a.ElementSetValue.GetElement()
-	case *agentv1.ActRequest_ElementSelectText:
-		return a.ElementSelectText.GetElement()
-	case *agentv1.ActRequest_ElementDoAction:
-		return a.ElementDoAction.GetElement()
-	case *agentv1.ActRequest_ElementScrollIntoView:
-		return a.ElementScrollIntoView.GetElement()
-	}
-	return nil
+	ref, _ := actions.ElementOf(r)
+	return ref
 }

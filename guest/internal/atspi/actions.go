@@ -10,6 +10,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/actions"
 	"glovebox.dev/shared/errdefs"
 )
 
@@ -31,7 +32,7 @@ type live struct {
 // Act performs a validated element action: it resolves the ref (its snapshot must be the newest for its
 // target), checks the element again (exists, same role and name, still showing), acts, and fills resp.
 func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.ActResponse) error {
-	er, field := elementOf(r)
+	er, field := actions.ElementOf(r)
 	if er == nil {
 		return fmt.Errorf("not an element action: %w", errdefs.ErrUnsupportedAction)
 	}
@@ -81,25 +82,6 @@ func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.
 		return b.scrollIntoView(ctx, er.GetRef(), el, lv, resp)
 	}
 	return fmt.Errorf("%T: %w", r.GetAction(), errdefs.ErrUnsupportedAction)
-}
-
-// elementOf returns the element an element action names and the action's field path.
-func elementOf(r *agentv1.ActRequest) (*agentv1.ElementRef, string) {
-	switch a := r.GetAction().(type) {
-	case *agentv1.ActRequest_ElementClick:
-		return a.ElementClick.GetElement(), "action.element_click"
-	case *agentv1.ActRequest_ElementFocus:
-		return a.ElementFocus.GetElement(), "action.element_focus"
-	case *agentv1.ActRequest_ElementSetValue:
-		return a.ElementSetValue.GetElement(), "action.element_set_value"
-	case *agentv1.ActRequest_ElementSelectText:
-		return a.ElementSelectText.GetElement(), "action.element_select_text"
-	case *agentv1.ActRequest_ElementDoAction:
-		return a.ElementDoAction.GetElement(), "action.element_do_action"
-	case *agentv1.ActRequest_ElementScrollIntoView:
-		return a.ElementScrollIntoView.GetElement(), "action.element_scroll_into_view"
-	}
-	return nil, ""
 }
 
 // check reads the element again (pipelined) and refuses it with STALE_REF unless it still exists with the

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/actions"
 	"glovebox.dev/shared/errdefs"
 )
 
@@ -25,11 +26,6 @@ const (
 	// waitForPoll is how often wait_for looks at the page.
 	waitForPoll = 50 * time.Millisecond
 )
-
-// tabOwner is anything a page action names its tab with.
-type tabOwner interface {
-	GetTab() *agentv1.TabRef
-}
 
 // Act performs a validated page action on the tab it names, never another, and fills resp's frozen target
 // (browser_id, tab_id, element ref) and results. A failed action releases the keys its owner holds on the tab.
@@ -47,7 +43,7 @@ func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.
 		ft.BrowserId, ft.TabId = ref.GetBrowserId(), ref.GetTabId()
 		return fmt.Errorf("secondary_action (context menu) on a page: %w", errdefs.ErrUnsupportedAction)
 	}
-	ref := actionTab(r).GetTab()
+	ref, _ := actions.TabOf(r)
 	ft.BrowserId, ft.TabId = ref.GetBrowserId(), ref.GetTabId()
 	t, err := b.resolveTab(ctx, ref)
 	if err != nil {
@@ -59,53 +55,6 @@ func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.
 		b.releaseTab(ctx, r.GetOwner(), t)
 	}
 	return err
-}
-
-// actionTab returns the action message of r, which holds the TabRef.
-func actionTab(r *agentv1.ActRequest) tabOwner {
-	switch a := r.GetAction().(type) {
-	case *agentv1.ActRequest_CloseTab:
-		return a.CloseTab
-	case *agentv1.ActRequest_ActivateTab:
-		return a.ActivateTab
-	case *agentv1.ActRequest_Navigate:
-		return a.Navigate
-	case *agentv1.ActRequest_Reload:
-		return a.Reload
-	case *agentv1.ActRequest_StopLoading:
-		return a.StopLoading
-	case *agentv1.ActRequest_History:
-		return a.History
-	case *agentv1.ActRequest_PageClick:
-		return a.PageClick
-	case *agentv1.ActRequest_Fill:
-		return a.Fill
-	case *agentv1.ActRequest_PageType:
-		return a.PageType
-	case *agentv1.ActRequest_Press:
-		return a.Press
-	case *agentv1.ActRequest_PageKeyDown:
-		return a.PageKeyDown
-	case *agentv1.ActRequest_PageKeyUp:
-		return a.PageKeyUp
-	case *agentv1.ActRequest_SetValue:
-		return a.SetValue
-	case *agentv1.ActRequest_PageSelectText:
-		return a.PageSelectText
-	case *agentv1.ActRequest_Paste:
-		return a.Paste
-	case *agentv1.ActRequest_PageScroll:
-		return a.PageScroll
-	case *agentv1.ActRequest_Hover:
-		return a.Hover
-	case *agentv1.ActRequest_PageDrag:
-		return a.PageDrag
-	case *agentv1.ActRequest_SetViewport:
-		return a.SetViewport
-	case *agentv1.ActRequest_WaitFor:
-		return a.WaitFor
-	}
-	return &agentv1.CloseTab{}
 }
 
 // act runs one action on its tab.

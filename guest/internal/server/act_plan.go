@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/actions"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/keysym"
 )
@@ -112,10 +113,10 @@ func (a *actService) plan(r *agentv1.ActRequest) (*plan, error) {
 		p.wait = true
 	case *agentv1.ActRequest_ReleaseAll:
 	default:
-		switch {
-		case isElementAction(r):
+		switch actions.Of(r) {
+		case actions.Element:
 			p.kind = kindElement
-		case isPageAction(r):
+		case actions.Page:
 			p.kind = kindPage
 		default:
 			v.Addf("action", "unsupported action %T", act)

@@ -8,6 +8,7 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/actions"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/validate"
 )
@@ -27,21 +28,8 @@ func sessionApp(s *session) *agentv1.AppTarget {
 
 // elementRef is the element an element action names, nil for any other action.
 func elementRef(r *agentv1.ActRequest) *agentv1.ElementRef {
-	switch a := r.GetAction().(type) {
-	case *agentv1.ActRequest_ElementClick:
-		return a.ElementClick.GetElement()
-	case *agentv1.ActRequest_ElementFocus:
-		return a.ElementFocus.GetElement()
-	case *agentv1.ActRequest_ElementSetValue:
-		return a.ElementSetValue.GetElement()
-	case *agentv1.ActRequest_ElementSelectText:
-		return a.ElementSelectText.GetElement()
-	case *agentv1.ActRequest_ElementDoAction:
-		return a.ElementDoAction.GetElement()
-	case *agentv1.ActRequest_ElementScrollIntoView:
-		return a.ElementScrollIntoView.GetElement()
-	}
-	return nil
+	ref, _ := actions.ElementOf(r)
+	return ref
 }
 
 // freezeElement freezes an element action's target and reports whether r is one. An app target is kept

@@ -1,0 +1,101 @@
+// Package actions classifies the action of an agentv1.ActRequest: which backend serves it (the desktop's
+// input, accessibility, the browser) and which element or tab it names. It is the one place the agent, the
+// broker and validation ask, so they cannot disagree about an action. The rule follows the contract: an
+// element action's message has an `element` field (ElementRef), a page action's a `tab` field (TabRef), and
+// new_tab names only its browser.
+package actions
+
+import (
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Kind says which backend serves an action.
+type Kind int
+
+const (
+	// None: the request has no action.
+	None Kind = iota
+	// Desktop actions go to X input (pointer, keyboard, wait, release_all).
+	Desktop
+	// Element actions (element_*) go to the accessibility backend.
+	Element
+	// Page actions (navigate, page_click, fill, ...) go to the browser backend.
+	Page
+)
+
+const (
+	elementRefName = "glovebox.agent.v1.ElementRef"
+	tabRefName     = "glovebox.agent.v1.TabRef"
+)
+
+// action returns the set member of r's action oneof and its message, or nil.
+func action(r *agentv1.ActRequest) (protoreflect.FieldDescriptor, protoreflect.Message) {
+	m := r.ProtoReflect()
+	fd := m.WhichOneof(m.Descriptor().Oneofs().ByName("action"))
+	if fd == nil || fd.Message() == nil {
+		return nil, nil
+	}
+	return fd, m.Get(fd).Message()
+}
+
+// field returns the action message's field name if it is a message of type want.
+func field(msg protoreflect.Message, name protoreflect.Name, want protoreflect.FullName) protoreflect.FieldDescriptor {
+	f := msg.Descriptor().Fields().ByName(name)
+	if f == nil || f.Message() == nil || f.Message().FullName() != want {
+		return nil
+	}
+	return f
+}
+
+// Of returns the kind of r's action.
+func Of(r *agentv1.ActRequest) Kind {
+	fd, msg := action(r)
+	switch {
+	case fd == nil:
+		return None
+	case field(msg, "element", elementRefName) != nil:
+		return Element
+	case field(msg, "tab", tabRefName) != nil, fd.Message().FullName() == "glovebox.agent.v1.NewTab":
+		return Page
+	}
+	return Desktop
+}
+
+// ElementOf returns the element an element action names (nil when unset or not an element action) and the
+// action's field path ("action.element_click").
+func ElementOf(r *agentv1.ActRequest) (*agentv1.ElementRef, string) {
+	fd, msg := action(r)
+	if fd == nil {
+		return nil, ""
+	}
+	f := field(msg, "element", elementRefName)
+	if f == nil {
+		return nil, ""
+	}
+	path := "action." + string(fd.Name())
+	if !msg.Has(f) {
+		return nil, path
+	}
+	ref, _ := msg.Get(f).Message().Interface().(*agentv1.ElementRef)
+	return ref, path
+}
+
+// TabOf returns the tab a page action names (nil when unset, for new_tab, or not a page action) and the
+// action's field path ("action.navigate").
+func TabOf(r *agentv1.ActRequest) (*agentv1.TabRef, string) {
+	fd, msg := action(r)
+	if fd == nil {
+		return nil, ""
+	}
+	f := field(msg, "tab", tabRefName)
+	if f == nil {
+		return nil, ""
+	}
+	path := "action." + string(fd.Name())
+	if !msg.Has(f) {
+		return nil, path
+	}
+	ref, _ := msg.Get(f).Message().Interface().(*agentv1.TabRef)
+	return ref, path
+}
