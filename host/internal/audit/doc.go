@@ -33,10 +33,13 @@
 //
 // # Durability and speed
 //
-// Each guest has one writer goroutine. It takes every record queued since its last commit as one batch,
-// seals them in order (seq, prev_hash, hash), writes the batch with one write(2), releases those waiting in
-// AppendWritten, calls fdatasync once, then publishes the batch to watchers and releases those waiting in
-// Append. Records queued during an fsync form the next batch: one fsync per batch, not per record.
+// Each guest has a writer and a syncer goroutine. The writer takes every record queued since its last write
+// as one batch, seals them in order (seq, prev_hash, hash), writes the batch with one write(2), releases
+// those waiting in AppendWritten and hands the batch to the syncer. The syncer takes every batch written
+// since its last round, calls fdatasync once, then publishes them to watchers and releases those waiting in
+// Append. The writer does not wait for the fsync under way: records queued meanwhile are written at once
+// (an observation's answer never waits for the disk) and made durable together by the next fsync, one per
+// round, not per record. Rotation and recovery after a failed write or sync wait for the syncer first.
 //
 // Guarantees: a record Append acknowledged is durable, and so is every record of that guest before it in
 // the file, including any AppendWritten returned earlier (a file's data is made durable in order; the crash

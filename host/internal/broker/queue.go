@@ -28,22 +28,32 @@ func newMutationQueue(guest string, m *metrics.Metrics) *mutationQueue {
 	return &mutationQueue{guest: guest, metrics: m, fifos: map[string][]*job{}}
 }
 
-// do runs fn in owner's turn and returns when it has run. The worker goroutine exists only while jobs are
-// queued.
+// do runs fn in owner's turn and returns when it has run. On an idle queue fn runs at once in the caller's
+// goroutine (no handoff); jobs that arrive meanwhile are run by a worker goroutine started when it returns,
+// which exists only while jobs are queued.
 func (q *mutationQueue) do(owner string, fn func()) {
-	j := &job{fn: fn, done: make(chan struct{})}
 	q.mu.Lock()
+	if !q.running {
+		q.running = true
+		q.mu.Unlock()
+		fn()
+		q.mu.Lock()
+		if len(q.ring) == 0 {
+			q.running = false
+			q.mu.Unlock()
+			return
+		}
+		q.mu.Unlock()
+		go q.work()
+		return
+	}
+	j := &job{fn: fn, done: make(chan struct{})}
 	if len(q.fifos[owner]) == 0 {
 		q.ring = append(q.ring, owner)
 	}
 	q.fifos[owner] = append(q.fifos[owner], j)
-	start := !q.running
-	q.running = true
 	q.mu.Unlock()
 	q.metrics.MutationsQueued(q.guest, 1)
-	if start {
-		go q.work()
-	}
 	<-j.done
 }
 
