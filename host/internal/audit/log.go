@@ -69,6 +69,9 @@ type Log struct {
 
 	sync     syncer       // nil: fdatasync in the writer goroutine
 	inflight atomic.Int32 // syncs under way
+	// syncFault, when set (tests only, before the first append), is called before each sync of a batch
+	// and fails it with its error.
+	syncFault func() error
 
 	mu     sync.Mutex
 	guests map[string]*guestLog
@@ -136,6 +139,11 @@ func Open(dir string, key Key, opts Options) (*Log, error) {
 // starts while another is in flight goes through AIO, so that at most one P is ever held by a blocking
 // fdatasync (see aioSyncer).
 func (l *Log) datasync(f *os.File) error {
+	if l.syncFault != nil {
+		if err := l.syncFault(); err != nil {
+			return err
+		}
+	}
 	if l.sync == nil {
 		return datasync(f)
 	}
