@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/testenv"
 )
@@ -67,6 +69,42 @@ func TestChromiumSnapshot(t *testing.T) {
 	entry := find(t, s, "entry", "Quantity")
 	if entry.Text != "3" {
 		t.Errorf("entry text %q, want 3", entry.Text)
+	}
+	// The structure: which element hangs under which. Most of Chromium's page nodes are missing from its cache,
+	// so the walk links them by document order and child counts; a wrong guess moves elements here.
+	doc := find(t, s, "document web", "Glovebox page")
+	list := find(t, s, "list", "")
+	want := map[string][]string{
+		doc.Ref:  {`heading "Inventory"`, `push button "Order now"`, `link "Details link"`, `entry "Quantity"`, "list " + strconv.Quote(list.Name)},
+		list.Ref: nil,
+	}
+	for i := range 20 {
+		want[list.Ref] = append(want[list.Ref], fmt.Sprintf(`list item "" text "• Item %d"`, i))
+	}
+	got := map[string][]string{}
+	for _, el := range s.Elements {
+		switch el.ParentRef {
+		case doc.Ref:
+			got[el.ParentRef] = append(got[el.ParentRef], el.Role+" "+strconv.Quote(el.Name))
+		case list.Ref:
+			got[el.ParentRef] = append(got[el.ParentRef], el.Role+" "+strconv.Quote(el.Name)+" text "+strconv.Quote(el.Text))
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("children of the document and the list (-want +got):\n%s", d)
+	}
+	for _, el := range s.Elements {
+		if el.ParentRef == list.Ref {
+			var kids []string
+			for _, k := range s.Elements {
+				if k.ParentRef == el.Ref {
+					kids = append(kids, k.Role+" "+strconv.Quote(k.Name))
+				}
+			}
+			if d := cmp.Diff([]string{`static "• "`, `static ` + strconv.Quote(strings.TrimPrefix(el.Text, "• "))}, kids); d != "" {
+				t.Errorf("children of %s %q (-want +got):\n%s", el.Ref, el.Text, d)
+			}
+		}
 	}
 	t.Logf("%d elements in %d us", len(s.Elements), s.TookUs)
 }

@@ -49,7 +49,17 @@ func (b *Backend) connectPeer(ctx context.Context, dest string) {
 		b.log.Debug("application bus address not a unix socket; using the bus", "app", dest)
 		return
 	}
-	conn, err := dbus.Dial(addr, dbus.WithContext(ctx))
+	var conn *dbus.Conn
+	bc, isUnix, err := dialUnix(ctx, addr)
+	switch {
+	case err == nil && isUnix:
+		conn, err = dbus.NewConn(bc)
+		if err != nil {
+			bc.Close()
+		}
+	case err == nil:
+		conn, err = dbus.Dial(addr, dbus.WithContext(ctx))
+	}
 	if err == nil {
 		// A peer connection has no bus daemon: authenticate (EXTERNAL, by uid), no Hello.
 		if err = conn.Auth(nil); err != nil {

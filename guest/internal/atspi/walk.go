@@ -74,6 +74,7 @@ type node struct {
 	childCount int32
 	children   []int
 	gone       bool
+	cached     bool   // the facts came from the app's cache
 	parentRef  objRef // in a flat walk: the parent, linked once every node is known
 
 	bounds  *agentv1.Rect
@@ -144,27 +145,66 @@ func (w *walker) walk(root objRef) {
 	}
 	w.mu.Unlock()
 	w.p.wait()
-	if w.flat {
-		w.link()
+	if !w.flat {
+		return
 	}
+	// The nodes the cache missed are linked by their place in document order first; only when that does not
+	// add up (a child count disagrees) is each one asked for its parent, and the tree linked again.
+	gone := make([]bool, len(w.nodes))
+	for i, n := range w.nodes {
+		gone[i] = n.gone
+	}
+	cut := w.cut
+	if w.link() || w.missed == 0 {
+		return
+	}
+	for i, n := range w.nodes {
+		n.children, n.gone = nil, gone[i]
+	}
+	w.cut = cut
+	for _, n := range w.nodes {
+		if !n.gone && !n.cached {
+			w.fetchParent(n)
+		}
+	}
+	w.p.wait()
+	w.link()
+}
+
+// fetchParent reads the parent of a node the cache missed. The nodes a cache misses are typically GTK's table
+// cells and column headers, created on demand and listed with stale child counts: without their own parent,
+// link would hang them under whatever node precedes them.
+func (w *walker) fetchParent(n *node) {
+	w.p.do(n.ref.Name, n.ref.Path, ifProperties+".Get", []any{ifAccessible, "Parent"}, func(c *dbus.Call) {
+		var v dbus.Variant
+		var p objRef
+		if c.Store(&v) == nil && v.Store(&p) == nil {
+			w.mu.Lock()
+			n.parentRef = p
+			w.mu.Unlock()
+		}
+	})
 }
 
 // link sets parents, children and depths of a flat walk's nodes (in document order, parents first). A node's
-// parent is the one the cache names; a node the cache does not know, or whose cached parent is a transient
-// object the traversal listed under a new path (GTK's notebook pages), gets the nearest preceding node that
-// still has room for a child: in document order that is its parent.
-func (w *walker) link() {
+// parent is the one the cache names (or fetchParent read); a node without one, or whose cached parent is a
+// transient object the traversal listed under a new path (GTK's notebook pages), gets the nearest preceding node
+// that still has room for a child: in document order that is its parent. link reports whether every guess
+// added up: each parent found room and each node got as many children as it counts.
+func (w *walker) link() bool {
 	index := make(map[objRef]int, len(w.nodes))
 	for i, n := range w.nodes {
 		index[n.ref] = i
 	}
+	exact := true
+	linked := make([]int32, len(w.nodes)) // children linked, including those max_depth leaves out
 	for i, n := range w.nodes[1:] {
 		i++
 		p, ok := index[n.parentRef]
 		if !ok || p >= i || w.nodes[p].gone {
 			p = -1
 			for j := i - 1; j >= 0; j-- {
-				if c := w.nodes[j]; !c.gone && int(c.childCount) > len(c.children) {
+				if c := w.nodes[j]; !c.gone && c.childCount > linked[j] {
 					p = j
 					break
 				}
@@ -174,13 +214,16 @@ func (w *walker) link() {
 			for j := i - 1; p < 0 && j >= 0; j-- {
 				if c := w.nodes[j]; !c.gone && c.childCount > 0 {
 					p = j
+					exact = false
 				}
 			}
 		}
 		if p < 0 {
 			n.gone = true // not under the root as listed: a node that moved or vanished meanwhile
+			exact = false
 			continue
 		}
+		linked[p]++
 		n.parent, n.depth = p, w.nodes[p].depth+1
 		if w.maxDepth > 0 && n.depth > w.maxDepth {
 			n.gone = true
@@ -189,6 +232,12 @@ func (w *walker) link() {
 		}
 		w.nodes[p].children = append(w.nodes[p].children, i)
 	}
+	for i, n := range w.nodes {
+		if !n.gone && linked[i] != n.childCount {
+			exact = false
+		}
+	}
+	return exact
 }
 
 // add records a node (w.mu held) and starts reading it.
@@ -209,6 +258,7 @@ func (w *walker) add(ref objRef, parent, depth int) {
 	}
 	if it, ok := w.cache[ref]; ok {
 		n.role, n.name, n.desc, n.childCount, n.parentRef = it.Role, it.Name, it.Desc, it.Children, it.Parent
+		n.cached = true
 		copy(n.states[:], it.States)
 		n.ifaces = ifaceSet(it.Ifaces)
 		w.known(i, n)
@@ -218,12 +268,11 @@ func (w *walker) add(ref objRef, parent, depth int) {
 	w.fetchFacts(i, n)
 }
 
-// fetchFacts reads what the cache would have told: role, states, interfaces, name, description, child count and
-// parent. The parent matters: the nodes a cache misses are typically GTK's table cells and column headers, created
-// on demand, and without their own parent link() would hang them under whatever node precedes them.
+// fetchFacts reads what the cache would have told but the parent: role, states, interfaces, name, description and
+// child count. The parent is read only when linking by document order does not add up (see walk).
 func (w *walker) fetchFacts(i int, n *node) {
 	var left atomic.Int32
-	left.Store(7)
+	left.Store(6)
 	finish := func(c *dbus.Call) {
 		w.failed(n, c.Err)
 		if left.Add(-1) == 0 {
@@ -265,14 +314,6 @@ func (w *walker) fetchFacts(i int, n *node) {
 		var v dbus.Variant
 		if c.Store(&v) == nil {
 			n.childCount, _ = v.Value().(int32)
-		}
-		finish(c)
-	})
-	w.p.do(n.ref.Name, n.ref.Path, ifProperties+".Get", []any{ifAccessible, "Parent"}, func(c *dbus.Call) {
-		var v dbus.Variant
-		var p objRef
-		if c.Store(&v) == nil && v.Store(&p) == nil {
-			n.parentRef = p
 		}
 		finish(c)
 	})
