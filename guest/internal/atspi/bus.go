@@ -86,6 +86,8 @@ type Backend struct {
 	pids map[string]int32 // bus name -> pid; a unique bus name is never reused by the daemon
 	// peers are the apps' peer-to-peer connections by bus name (nil: none; see peer.go).
 	peers map[string]*dbus.Conn
+	// fasts are the apps' second peer-to-peer connections, for a snapshot's pipelined calls (fastconn.go).
+	fasts map[string]*fastConn
 }
 
 // Open connects to the accessibility bus and enables accessibility (org.a11y.Status.IsEnabled).
@@ -144,7 +146,7 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 	var nonce [4]byte
 	_, _ = rand.Read(nonce[:])
 	return &Backend{conn: conn, session: session, opts: opts, log: log, store: newStore(),
-		nonce: hex.EncodeToString(nonce[:]), pids: map[string]int32{}, peers: map[string]*dbus.Conn{}}, nil
+		nonce: hex.EncodeToString(nonce[:]), pids: map[string]int32{}, peers: map[string]*dbus.Conn{}, fasts: map[string]*fastConn{}}, nil
 }
 
 // Close closes the connection.

@@ -70,12 +70,34 @@ func (b *Backend) connectPeer(ctx context.Context, dest string) {
 		b.log.Debug("peer connection failed; using the bus", "app", dest, "error", err)
 		return
 	}
+	fast, err := dialFast(ctx, addr)
+	if err != nil {
+		b.log.Debug("fast peer connection failed; snapshots use godbus", "app", dest, "error", err)
+	}
 	b.mu.Lock()
 	if old := b.peers[dest]; old != nil {
 		old.Close()
 	}
 	b.peers[dest] = conn
+	if old := b.fasts[dest]; old != nil {
+		old.Close()
+	}
+	if fast != nil {
+		b.fasts[dest] = fast
+	}
 	b.mu.Unlock()
+}
+
+// fast returns the app's fastConn while it works, else nil.
+func (b *Backend) fast(dest string) *fastConn {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f := b.fasts[dest]
+	if f != nil && !f.alive() {
+		delete(b.fasts, dest)
+		f = nil
+	}
+	return f
 }
 
 // closePeers closes every peer connection.
@@ -87,5 +109,9 @@ func (b *Backend) closePeers() {
 			c.Close()
 		}
 		delete(b.peers, dest)
+	}
+	for dest, f := range b.fasts {
+		f.Close()
+		delete(b.fasts, dest)
 	}
 }
