@@ -231,9 +231,8 @@ func (f *fastConn) read() {
 		if typ != 2 && typ != 3 { // method return, error; signals and calls are not for this client
 			continue
 		}
-		d := &decoder{b: buf, pos: 16, order: order}
-		replyTo, sig, errName, err := d.fields(16 + int(fieldsLen))
-		if err != nil {
+		replyTo, errName, body, err := parseReply(buf, order, int(fieldsLen))
+		if errors.Is(err, errShort) && body == nil && replyTo == 0 {
 			f.fail(err)
 			return
 		}
@@ -244,23 +243,43 @@ func (f *fastConn) read() {
 		if c == nil {
 			continue // timed out already
 		}
-		d.pos = (16 + int(fieldsLen) + 7) &^ 7
-		body, err := d.body(sig)
-		if err != nil {
-			// A signature the fast decoder does not know: godbus decodes the whole message.
-			m, derr := dbus.DecodeMessage(bytes.NewReader(buf))
-			if derr != nil {
-				body, err = nil, derr
-			} else {
-				body, err = m.Body, nil
-			}
-		}
 		call := &dbus.Call{Method: c.method, Body: body, Err: err}
 		if typ == 3 && err == nil {
 			call.Err = dbus.Error{Name: errName, Body: body}
 		}
 		c.done(call)
 	}
+}
+
+// parseReply decodes a whole answer message: the serial it answers, the error name of an error, and the body
+// (through godbus's decoder for a signature the fast decoder does not know). A header it cannot read gives
+// replyTo 0 and errShort.
+func parseReply(buf []byte, order binary.ByteOrder, fieldsLen int) (replyTo uint32, errName string, body []any, err error) {
+	d := &decoder{b: buf, pos: 16, order: order}
+	replyTo, sig, errName, err := d.fields(16 + fieldsLen)
+	if err != nil {
+		return 0, "", nil, errShort
+	}
+	d.pos = (16 + fieldsLen + 7) &^ 7
+	body, err = d.body(sig)
+	if errors.Is(err, errSlow) {
+		body, err = slowBody(buf)
+	}
+	return replyTo, errName, body, err
+}
+
+// slowBody decodes a message's body with godbus, which panics on some malformed input: that is an error here.
+func slowBody(buf []byte) (body []any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			body, err = nil, fmt.Errorf("malformed message: %v", r)
+		}
+	}()
+	m, err := dbus.DecodeMessage(bytes.NewReader(buf))
+	if err != nil {
+		return nil, err
+	}
+	return m.Body, nil
 }
 
 // encodeCall encodes a method call message; arguments may be strings, int32, uint32 and bools.
