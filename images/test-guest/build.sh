@@ -3,9 +3,14 @@
 # rebuilt):
 #   vmlinux            the uncompressed kernel extracted from the installed Debian kernel (PVH entry: no
 #                      decompression under TCG, which costs ~3 s)
-#   initramfs.cpio.gz  busybox-static, the few modules the guest needs, and init (init.sh)
-#   glovebox-agent, guestprobe   built from this checkout; the guest runs them through the 9p host root
-# Needs: linux-image-amd64, busybox-static, xz-utils, cpio, go. The kernel is never committed: it is built here.
+#   initramfs.cpio     busybox-static, the few modules the guest needs, init (init.sh) and glovebox-agent
+#                      (uncompressed: decompressing it under TCG costs more than loading the bigger file)
+#   glovebox-agent     built from this checkout, static and stripped; init starts it from the initramfs copy
+#                      as soon as the root is mounted
+#   asuser             a static helper that runs a program as the desktop user (asuser.c; in the initramfs)
+#   guestprobe         built from this checkout; the guest runs it through the 9p checkout
+# Needs: linux-image-amd64, busybox-static, xz-utils, cpio, gcc (static glibc), libjpeg62-turbo-dev, go.
+# The kernel is never committed: it is built here.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -28,15 +33,27 @@ if [[ ! -s $out/vmlinux || $vmlinuz -nt $out/vmlinux ]]; then
 	mv "$out/vmlinux.tmp" "$out/vmlinux"
 fi
 
+# The agent and the in-guest probe, built on the host. The agent is copied into the initramfs: stripped and
+# linked statically (libjpeg and glibc included), so starting it reads nothing over 9p.
+echo "build.sh: building glovebox-agent and guestprobe"
+(cd "$repo" && go build -tags netgo,osusergo -ldflags '-s -w -linkmode external -extldflags -static' \
+	-o "$out/glovebox-agent" ./guest/cmd/glovebox-agent)
+(cd "$repo" && CGO_ENABLED=0 go build -o "$out/guestprobe" ./tests/vm/guestprobe)
+# asuser: drops to the desktop user and execs, without reading setpriv and env over 9p.
+if [[ ! -s $out/asuser || $here/asuser.c -nt $out/asuser ]]; then
+	gcc -static -Os -s -o "$out/asuser" "$here/asuser.c"
+fi
+
 # initramfs: busybox, the modules with their dependencies in load order (from modules.dep), init.
 modules="virtio_pci virtio_console 9pnet_virtio 9p overlay vmw_vsock_virtio_transport vsock_loopback"
-stamp="$kver $(sha256sum "$here/init.sh" "$here/build.sh" /bin/busybox | cut -c1-16 | tr '\n' ' ') $modules"
-if [[ ! -s $out/initramfs.cpio.gz || "$(cat "$out/initramfs.stamp" 2>/dev/null)" != "$stamp" ]]; then
+stamp="$kver $(sha256sum "$here/init.sh" "$here/build.sh" /bin/busybox "$out/glovebox-agent" "$out/asuser" | cut -c1-16 | tr '\n' ' ') $modules"
+if [[ ! -s $out/initramfs.cpio || "$(cat "$out/initramfs.stamp" 2>/dev/null)" != "$stamp" ]]; then
 	echo "build.sh: building initramfs ($kver)"
 	root=$(mktemp -d)
 	trap 'rm -rf "$root"' EXIT
-	mkdir -p "$root"/{bin,dev,proc,sys,mnt/lower,mnt/rw,newroot,modules}
+	mkdir -p "$root"/{bin,dev,proc,sys,mnt/lower,mnt/rw,newroot,modules,gb}
 	cp /bin/busybox "$root/bin/busybox"
+	cp "$out/glovebox-agent" "$out/asuser" "$root/gb/"
 	declare -A dep seen
 	while IFS=: read -r mod deps; do dep[$mod]=$deps; done < "/lib/modules/$kver/modules.dep"
 	order=()
@@ -63,12 +80,10 @@ if [[ ! -s $out/initramfs.cpio.gz || "$(cat "$out/initramfs.stamp" 2>/dev/null)"
 		echo "$m" >> "$root/modules/order"
 	done
 	install -m 0755 "$here/init.sh" "$root/init"
-	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initramfs.cpio.gz"
+	(cd "$root" && find . | cpio -o -H newc --quiet) > "$out/initramfs.cpio.tmp"
+	mv "$out/initramfs.cpio.tmp" "$out/initramfs.cpio"
+	rm -f "$out/initramfs.cpio.gz"
 	echo "$stamp" > "$out/initramfs.stamp"
 fi
 
-# The agent and the in-guest probe, built on the host; the guest reaches them through the 9p host root.
-echo "build.sh: building glovebox-agent and guestprobe"
-(cd "$repo" && go build -o "$out/glovebox-agent" ./guest/cmd/glovebox-agent)
-(cd "$repo" && CGO_ENABLED=0 go build -o "$out/guestprobe" ./tests/vm/guestprobe)
 echo "build.sh: test guest in $out"

@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # PID 1 of the test guest's initramfs: load the few modules, make the host's / (9p, read-only) plus a tmpfs
-# overlay the guest root, mount the shared directory, and run the repo's desktop.sh in that root. Kernel
-# command line: gb_repo=/path/to/checkout (required).
+# overlay the guest root, mount the shared directory, create the desktop user, start glovebox-agent in that
+# root from the initramfs copy (restarted whenever it exits), and run the repo's desktop.sh in that root.
+# Kernel command line: gb_repo=/path/to/checkout (required).
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -31,4 +32,35 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 shared /newroot/shared
 mkdir -p "/newroot$gb_repo"
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=524288,cache=loose repo "/newroot$gb_repo" || fail "mount repo"
 mark root
+
+# The desktop user: a uid the host does not use, so nothing of the host's is its own.
+user=gbdesk uid=4242
+echo "$user:x:$uid:$uid:glovebox desktop:/home/$user:/bin/sh" >> /newroot/etc/passwd
+echo "$user:x:$uid:" >> /newroot/etc/group
+mkdir -p /newroot/home/$user /newroot/run/user/$uid /newroot/tmp/.X11-unix
+chown $uid:$uid /newroot/home/$user /newroot/run/user/$uid
+chmod 700 /newroot/run/user/$uid
+chmod 1777 /newroot/tmp/.X11-unix
+chmod 0777 /newroot/shared 2>/dev/null
+for f in /sys/class/virtio-ports/*/name; do
+	d=${f%/name}
+	[ "$(cat "$f")" = org.glovebox.agent.0 ] && chown $uid "/dev/${d##*/}"
+done
+# The agent first, from the initramfs (static: starting it reads nothing over 9p) at /run/gb in the new root,
+# as the desktop user (asuser: setpriv and env would be read over 9p). It serves at once and attaches the
+# desktop backends when desktop.sh's Xvfb is up; it restarts whenever it exits (its pid in /run/gb-agent.pid:
+# the QEMU test kills it). desktop.sh runs its own programs through /run/gb/asuser too.
+mkdir -p /newroot/run/gb
+mount --bind /gb /newroot/run/gb
+(
+	while :; do
+		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/home/$user USER=$user DISPLAY=:0 XDG_RUNTIME_DIR=/run/user/$uid \
+			chroot /newroot /run/gb/asuser $uid /run/gb/glovebox-agent -listen serial:///dev/virtio-ports/org.glovebox.agent.0 \
+			-listen vsock://:7005 -allow-cid 1 -display :0 >> /newroot/shared/agent.log 2>&1 &
+		echo $! > /newroot/run/gb-agent.pid
+		wait $!
+		sleep 0.1
+	done
+) &
+mark agent-started
 exec chroot /newroot /bin/sh "$gb_repo/images/test-guest/desktop.sh"

@@ -11,7 +11,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 build=$here/build
-for f in vmlinux initramfs.cpio.gz glovebox-agent guestprobe; do
+for f in vmlinux initramfs.cpio glovebox-agent guestprobe; do
 	[[ -e $build/$f ]] || { echo "run.sh: $build/$f missing: run $here/build.sh" >&2; exit 1; }
 done
 dir=${GB_VM_DIR:-$(mktemp -d /tmp/gbvm.XXXXXX)}
@@ -22,7 +22,7 @@ echo "GLOVEBOX-MARK qemu-start $(date +%s.%N)" >&2
 exec qemu-system-x86_64 \
 	-machine q35,accel="${GB_ACCEL:-tcg}" -cpu max -smp 2 -m 1536 \
 	-nodefaults -no-user-config -display none -serial stdio -no-reboot -nic none \
-	-kernel "$build/vmlinux" -initrd "$build/initramfs.cpio.gz" \
+	-kernel "$build/vmlinux" -initrd "$build/initramfs.cpio" \
 	-append "console=ttyS0 quiet cryptomgr.notests mitigations=off apparmor=0 ipv6.disable=1 panic=-1 gb_repo=$repo" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$repo",mount_tag=repo,security_model=none,readonly=on,multidevs=remap \

@@ -6,6 +6,7 @@ package vm_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -135,6 +137,18 @@ func (g *guest) mark(name string) (time.Duration, bool) {
 	defer g.mu.Unlock()
 	at, ok := g.marks[name]
 	return at, ok
+}
+
+// markNames returns the names of the console markers printed so far, in the order they were printed.
+func (g *guest) markNames() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	names := make([]string, 0, len(g.marks))
+	for n := range g.marks {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(g.marks[a], g.marks[b]) })
+	return names
 }
 
 // waitMark waits for the console marker name and returns when (since QEMU start) it was printed.

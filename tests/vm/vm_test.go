@@ -66,10 +66,9 @@ func TestQEMUGuest(t *testing.T) {
 	report(t, "first screenshot of the desktop through the broker (from QEMU start)", time.Since(g.start))
 	vsockAt := g.waitMark(t, "vsock-ready", 60*time.Second)
 	report(t, "boot-to-ready vsock in the guest (QEMU start to console marker)", vsockAt)
-	for _, m := range []string{"init", "modules", "root", "agent-started", "xvfb", "desktop"} {
-		if at, ok := g.mark(m); ok {
-			report(t, "guest timeline: "+m, at)
-		}
+	for _, m := range g.markNames() {
+		at, _ := g.mark(m)
+		report(t, "guest timeline: "+m, at)
 	}
 
 	sh := g.openShell(t, 60*time.Second)
