@@ -93,7 +93,8 @@ type walker struct {
 	limit    int
 	maxDepth int
 	visible  bool
-	flat     bool // the structure came from Collection.GetMatches, not from GetChildren
+	flat     bool              // the structure came from Collection.GetMatches, not from GetChildren
+	ifaces   map[objRef]ifaces // the interfaces of the listed nodes, when Collection told them (ifacematch.go)
 
 	mu       sync.Mutex
 	nodes    []*node
@@ -130,9 +131,20 @@ func (w *walker) walk(root objRef) {
 	var refs []objRef
 	err := w.b.call(w.p.ctx, root.Name, root.Path, "org.a11y.atspi.Collection.GetMatches",
 		everything, sortCanonical, int32(w.limit-1), true).Store(&refs)
-	w.mu.Lock()
 	if err == nil && len(w.cache) > 0 {
 		w.flat = true
+		missed := 0
+		for _, r := range refs {
+			if _, ok := w.cache[r]; !ok {
+				missed++
+			}
+		}
+		if missed >= minIfaceMatch {
+			w.ifaces = w.ifacesByMatch(root, refs)
+		}
+	}
+	w.mu.Lock()
+	if w.flat {
 		w.add(root, -1, 0)
 		for _, r := range refs {
 			w.add(r, -2, 0)
@@ -294,13 +306,18 @@ func (w *walker) fetchFacts(i int, n *node) {
 		}
 		finish(c)
 	})
-	w.p.do(n.ref.Name, n.ref.Path, ifAccessible+".GetInterfaces", nil, func(c *dbus.Call) {
-		var s []string
-		if c.Store(&s) == nil {
-			n.ifaces = ifaceSet(s)
-		}
-		finish(c)
-	})
+	if s, ok := w.ifaces[n.ref]; ok {
+		n.ifaces = s
+		left.Add(-1)
+	} else {
+		w.p.do(n.ref.Name, n.ref.Path, ifAccessible+".GetInterfaces", nil, func(c *dbus.Call) {
+			var s []string
+			if c.Store(&s) == nil {
+				n.ifaces = ifaceSet(s)
+			}
+			finish(c)
+		})
+	}
 	// Properties one by one, never GetAll: at-spi2-atk's GetAll aborts the whole app (a libdbus assertion) when
 	// one property has no value, as Chromium's do.
 	w.p.do(n.ref.Name, n.ref.Path, ifProperties+".Get", []any{ifAccessible, "Name"}, func(c *dbus.Call) {
