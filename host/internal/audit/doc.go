@@ -33,13 +33,14 @@
 //
 // # Durability and speed
 //
-// Each guest has a writer and a syncer goroutine. The writer takes every record queued since its last write
-// as one batch, seals them in order (seq, prev_hash, hash), writes the batch with one write(2), releases
-// those waiting in AppendWritten and hands the batch to the syncer. The syncer takes every batch written
-// since its last round, calls fdatasync once, then publishes them to watchers and releases those waiting in
-// Append. The writer does not wait for the fsync under way: records queued meanwhile are written at once
-// (an observation's answer never waits for the disk) and made durable together by the next fsync, one per
-// round, not per record. Rotation and recovery after a failed write or sync wait for the syncer first.
+// Appending goroutines write themselves: under the guest's write lock, whoever gets it first seals every
+// record queued so far in order (seq, prev_hash, hash) and writes them with one write(2); AppendWritten then
+// returns. Written batches wait for a sync round: one fdatasync for every batch written since the previous
+// round, then the batches are published to watchers and those waiting in Append released. A durable Append
+// that finds no round under way runs it itself (no handoff to another goroutine for a lone append); batches
+// written during a round are synced by the guest's syncer goroutine when it ends. Writing never waits for
+// the fsync under way (an observation's answer never waits for the disk), and records that arrive during an
+// fsync share the next one. Rotation and recovery after a failed write or sync wait for the rounds first.
 //
 // Guarantees: a record Append acknowledged is durable, and so is every record of that guest before it in
 // the file, including any AppendWritten returned earlier (a file's data is made durable in order; the crash

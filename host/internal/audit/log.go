@@ -50,12 +50,13 @@ type syncer interface {
 	close()
 }
 
-// Observer receives the log's metrics. Calls come from the guest's writer goroutine and must not block.
+// Observer receives the log's metrics. Calls for a guest come one at a time, from the goroutine running its
+// sync round (an appender or the guest's syncer), and must not block.
 type Observer interface {
 	// ObserveFsync is called after each group commit with the fsync (fdatasync) latency and how many
 	// records it made durable.
 	ObserveFsync(guest string, d time.Duration, records int)
-	// ObserveQueueDepth is called when the writer takes a batch, with the number of records that were
+	// ObserveQueueDepth is called when a sync round starts, with the number of records that were
 	// waiting for it.
 	ObserveQueueDepth(guest string, depth int)
 }
@@ -214,10 +215,14 @@ func (l *Log) guest(name string, create bool) (*guestLog, error) {
 // or a write fails after part of a batch reached a rotated file, it may still be in the log (the chain stays
 // valid either way). A failed write makes the next batch recover the guest's files from disk first.
 func (l *Log) Append(ctx context.Context, rec *brokerv1.AuditRecord) (uint64, error) {
-	b, err := l.enqueue(rec)
+	g, b, err := l.write(rec)
 	if err != nil {
 		return 0, err
 	}
+	if b.writeErr != nil {
+		return 0, b.writeErr
+	}
+	g.lead()
 	select {
 	case <-b.done:
 	case <-ctx.Done():
@@ -236,38 +241,35 @@ func (l *Log) Append(ctx context.Context, rec *brokerv1.AuditRecord) (uint64, er
 // lands behind it in the file and is durable only once it is. A crash before that fsync can lose it, and its
 // seq is then given to the next record. List and Watch show it once it is durable; List waits for that.
 func (l *Log) AppendWritten(ctx context.Context, rec *brokerv1.AuditRecord) (uint64, error) {
-	b, err := l.enqueue(rec)
+	g, b, err := l.write(rec)
 	if err != nil {
 		return 0, err
 	}
-	select {
-	case <-b.written:
-	case <-ctx.Done():
-		return 0, fmt.Errorf("audit append: %w", ctx.Err())
-	}
+	g.kick()
 	if b.writeErr != nil {
 		return 0, b.writeErr
 	}
 	return rec.GetSeq(), nil
 }
 
-// enqueue checks and encodes rec and queues it for its guest's writer.
-func (l *Log) enqueue(rec *brokerv1.AuditRecord) (*batch, error) {
+// write checks and encodes rec and writes it to its guest's file (see guestLog.write).
+func (l *Log) write(rec *brokerv1.AuditRecord) (*guestLog, *batch, error) {
 	if rec == nil {
-		return nil, fmt.Errorf("audit: nil record: %w", errdefs.ErrInvalidArgument)
+		return nil, nil, fmt.Errorf("audit: nil record: %w", errdefs.ErrInvalidArgument)
 	}
 	g, err := l.guest(rec.GetGuest(), true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if rec.Time == nil {
 		rec.Time = timestamppb.Now()
 	}
 	enc, err := preencode(rec)
 	if err != nil {
-		return nil, fmt.Errorf("audit record: %w: %w", errdefs.ErrInvalidArgument, err)
+		return nil, nil, fmt.Errorf("audit record: %w: %w", errdefs.ErrInvalidArgument, err)
 	}
-	return g.enqueue(rec, enc)
+	b, err := g.write(rec, enc)
+	return g, b, err
 }
 
 // Close writes what is queued, stops the writers, ends every watcher and closes the files. Appends after

@@ -31,20 +31,21 @@ type batch struct {
 	end int64    // f's size just after the batch
 }
 
-// guestLog is one guest's chain: its files, its writer and syncer goroutines and its watchers. The writer
-// seals and writes batches; the syncer makes what was written durable, one fdatasync for every batch written
-// since its previous one, so the writer writes the next batch while an fsync is under way.
+// guestLog is one guest's chain: its files, its writer lock, its syncer and its watchers. Appending goroutines
+// write batches themselves, one at a time under wmu; a sync round makes what was written durable, one
+// fdatasync for every batch written since the previous round, run by a durable Append that finds no round
+// under way or else by the syncer goroutine. Writing never waits for an fsync under way.
 type guestLog struct {
 	l    *Log
 	name string
 	dir  string
 
-	wake    chan struct{} // a batch is waiting (capacity 1)
-	stopped chan struct{} // closed by stop
-	exited  chan struct{} // closed when the writer returns
+	// wmu is held to write: whoever holds it writes the waiting batch (cur), its own record and any that
+	// joined it, in one write(2).
+	wmu sync.Mutex
 
 	mu          sync.Mutex
-	cur         *batch // records waiting for the next commit
+	cur         *batch // records waiting to be written
 	closed      bool
 	durable     uint64 // last durable seq
 	durableHash string
@@ -56,10 +57,10 @@ type guestLog struct {
 	syncing     bool       // the syncer holds batches it took from unsynced
 	syncErr     error      // a sync failed: the syncer fails every batch until the writer recovered
 	synced      int64      // size of the current file through its last durable batch
-	syncStop    bool       // the writer has stopped: the syncer returns once unsynced is empty
+	syncStop    bool       // the log is closed: the syncer returns once unsynced is empty
 	syncExited  chan struct{}
 
-	// Writer goroutine only (and recover before the writer starts).
+	// Under wmu only (and recover before the guest is shared).
 	f      *os.File
 	size   int64
 	next   uint64
@@ -72,17 +73,13 @@ type guestLog struct {
 func newGuestLog(l *Log, name string) *guestLog {
 	g := &guestLog{
 		l: l, name: name, dir: filepath.Join(l.dir, name),
-		wake: make(chan struct{}, 1), stopped: make(chan struct{}), exited: make(chan struct{}),
 		syncExited: make(chan struct{}), subs: map[*subscriber]struct{}{}, next: 1,
 	}
 	g.cond = sync.NewCond(&g.mu)
 	return g
 }
 
-func (g *guestLog) start() {
-	go g.run()
-	go g.syncLoop()
-}
+func (g *guestLog) start() { go g.syncLoop() }
 
 func (g *guestLog) hasLog() bool {
 	g.mu.Lock()
@@ -90,66 +87,57 @@ func (g *guestLog) hasLog() bool {
 	return len(g.segs) > 0
 }
 
-func (g *guestLog) enqueue(rec *brokerv1.AuditRecord, enc encoded) (*batch, error) {
+// write queues rec and returns its batch once written (or failed): the first goroutine to take wmu writes
+// the waiting batch, so records appended concurrently share one write(2).
+func (g *guestLog) write(rec *brokerv1.AuditRecord, enc encoded) (*batch, error) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if g.closed {
+		g.mu.Unlock()
 		return nil, ErrClosed
 	}
 	b := g.cur
 	if b == nil {
 		b = &batch{written: make(chan struct{}), done: make(chan struct{})}
 		g.cur = b
-		select {
-		case g.wake <- struct{}{}:
-		default:
-		}
 	}
 	b.recs = append(b.recs, rec)
 	b.enc = append(b.enc, enc)
+	g.mu.Unlock()
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
+	g.writeWaiting()
 	return b, nil
 }
 
-func (g *guestLog) stop() error {
+// writeWaiting writes the waiting batch, if any; wmu must be held.
+func (g *guestLog) writeWaiting() {
 	g.mu.Lock()
-	if !g.closed {
-		g.closed = true
-		close(g.stopped)
-	}
+	b := g.cur
+	g.cur = nil
 	g.mu.Unlock()
-	<-g.exited
-	return nil
+	if b != nil {
+		g.commit(b)
+	}
 }
 
-// run is the writer: it takes whatever batch is waiting, writes it, hands it to the syncer, and repeats.
-// Appends that arrive while it writes join the next batch, and the syncer's one fsync serves every batch
-// written while its previous fsync ran.
-func (g *guestLog) run() {
-	defer close(g.exited)
-	for {
-		select {
-		case <-g.wake:
-		case <-g.stopped:
-		}
-		g.mu.Lock()
-		b, closing := g.cur, g.closed
-		g.cur = nil
-		g.mu.Unlock()
-		if b != nil {
-			if o := g.l.opts.Observer; o != nil {
-				o.ObserveQueueDepth(g.name, len(b.recs))
-			}
-			g.commit(b)
-		}
-		if closing {
-			break
-		}
-	}
+// stop writes what is queued, waits until it is durable (or failed), stops the syncer, closes the file and
+// ends the watchers.
+func (g *guestLog) stop() error {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
+	g.writeWaiting()
 	g.drain()
 	g.mu.Lock()
+	stopped := g.syncStop
 	g.syncStop = true
 	g.cond.Broadcast()
 	g.mu.Unlock()
+	if stopped {
+		return nil
+	}
 	<-g.syncExited
 	if g.f != nil {
 		g.f.Close()
@@ -160,10 +148,12 @@ func (g *guestLog) run() {
 		g.dropLocked(s, ErrClosed)
 	}
 	g.mu.Unlock()
+	return nil
 }
 
-// commit writes a batch and hands it to the syncer. Those who only wait for the batch to be written
-// (AppendWritten) are released at once; the syncer releases those waiting in Append.
+// commit writes a batch and queues it for a sync round (see lead and kick); wmu must be held. Those who only
+// wait for the batch to be written (AppendWritten) are released at once; the sync round releases those
+// waiting in Append.
 func (g *guestLog) commit(b *batch) {
 	wrote := false
 	defer func() {
@@ -218,7 +208,6 @@ func (g *guestLog) commit(b *batch) {
 	g.mu.Lock()
 	g.pending = b // before written is closed: List waits for what AppendWritten returned
 	g.unsynced = append(g.unsynced, b)
-	g.cond.Broadcast()
 	g.mu.Unlock()
 	close(b.written)
 }
@@ -232,63 +221,118 @@ func (g *guestLog) syncFailed() error {
 	return g.syncErr
 }
 
-// drain waits until the syncer has finished with every batch written so far.
+// drain waits until every batch written so far went through a sync round.
 func (g *guestLog) drain() {
 	g.mu.Lock()
 	for len(g.unsynced) > 0 || g.syncing {
+		if !g.syncing {
+			g.cond.Broadcast() // wake the syncer
+		}
 		g.cond.Wait()
 	}
 	g.mu.Unlock()
 }
 
-// syncLoop is the syncer: it takes every batch written since its last round, makes them durable with one
-// fdatasync of the file they end in (rotation waits for the syncer, so they are all in that file), publishes
-// them and releases their Appends. After a failed sync it fails every batch it takes, without syncing, until
-// the writer has abandoned the file (truncating it to what is durable) and cleared syncErr.
+// kick wakes the syncer if batches wait for a sync round and none is under way (the round under way wakes
+// it when it ends).
+func (g *guestLog) kick() {
+	g.mu.Lock()
+	if !g.syncing && len(g.unsynced) > 0 {
+		g.cond.Broadcast()
+	}
+	g.mu.Unlock()
+}
+
+// lead runs a sync round in the calling goroutine if batches wait for one and none is under way (the
+// uncontended durable Append: no handoff to another goroutine), else it leaves them to the round under way
+// and the syncer.
+func (g *guestLog) lead() {
+	g.mu.Lock()
+	if g.syncing || len(g.unsynced) == 0 {
+		g.mu.Unlock()
+		return
+	}
+	bs, failed := g.takeLocked()
+	g.mu.Unlock()
+	failed = g.syncRound(bs, failed)
+	g.mu.Lock()
+	g.endRoundLocked(failed)
+	g.mu.Unlock()
+}
+
+// takeLocked starts a sync round: it takes the batches waiting for one.
+func (g *guestLog) takeLocked() ([]*batch, error) {
+	bs := g.unsynced
+	g.unsynced = nil
+	g.syncing = true
+	return bs, g.syncErr
+}
+
+// endRoundLocked ends a sync round that failed with failed (nil: none) and wakes the syncer (for batches
+// written meanwhile) and anyone draining.
+func (g *guestLog) endRoundLocked(failed error) {
+	if failed != nil && g.syncErr == nil {
+		g.syncErr = failed
+	}
+	g.syncing = false
+	g.cond.Broadcast()
+}
+
+// syncLoop is the syncer goroutine: it runs a sync round whenever batches wait for one and none is under
+// way, until the log is closed.
 func (g *guestLog) syncLoop() {
 	defer close(g.syncExited)
 	g.mu.Lock()
 	for {
-		g.syncing = false
-		g.cond.Broadcast()
-		for len(g.unsynced) == 0 && !g.syncStop {
+		for (g.syncing || len(g.unsynced) == 0) && !g.syncStop {
 			g.cond.Wait()
 		}
-		if len(g.unsynced) == 0 {
+		if g.syncStop && !g.syncing && len(g.unsynced) == 0 {
 			g.mu.Unlock()
 			return
 		}
-		bs := g.unsynced
-		g.unsynced = nil
-		g.syncing = true
-		failed := g.syncErr
+		if g.syncing {
+			g.cond.Wait()
+			continue
+		}
+		bs, failed := g.takeLocked()
 		g.mu.Unlock()
-		last := bs[len(bs)-1]
-		if failed == nil {
-			start := time.Now()
-			if err := g.l.datasync(last.f); err != nil {
-				failed = fmt.Errorf("audit log of guest %q: %w: %w", g.name, errdefs.ErrUnavailable, err)
-				g.l.opts.Logger.Error("audit sync failed", "guest", g.name, "batches", len(bs), "err", err)
-			} else if o := g.l.opts.Observer; o != nil {
-				n := 0
-				for _, b := range bs {
-					n += len(b.recs)
-				}
-				o.ObserveFsync(g.name, time.Since(start), n)
-			}
-		}
-		if failed == nil {
-			g.publish(bs, last)
-		}
-		for _, b := range bs {
-			b.err = failed
-			close(b.done)
-		}
+		failed = g.syncRound(bs, failed)
 		g.mu.Lock()
-		if failed != nil && g.syncErr == nil {
-			g.syncErr = failed
+		g.endRoundLocked(failed)
+	}
+}
+
+// syncRound makes the batches durable with one fdatasync of the file they end in (rotation drains the
+// rounds first, so they are all in that file), publishes them and releases their Appends. After a failed
+// sync (failed, or this one) it fails them without syncing: the next write abandons the file (truncating it
+// to what is durable) and clears syncErr. It returns the round's error.
+func (g *guestLog) syncRound(bs []*batch, failed error) error {
+	last := bs[len(bs)-1]
+	n := 0
+	for _, b := range bs {
+		n += len(b.recs)
+	}
+	if o := g.l.opts.Observer; o != nil {
+		o.ObserveQueueDepth(g.name, n)
+	}
+	if failed == nil {
+		start := time.Now()
+		if err := g.l.datasync(last.f); err != nil {
+			failed = fmt.Errorf("audit log of guest %q: %w: %w", g.name, errdefs.ErrUnavailable, err)
+			g.l.opts.Logger.Error("audit sync failed", "guest", g.name, "records", n, "err", err)
+		} else if o := g.l.opts.Observer; o != nil {
+			o.ObserveFsync(g.name, time.Since(start), n)
 		}
 	}
+	if failed == nil {
+		g.publish(bs, last)
+	}
+	for _, b := range bs {
+		b.err = failed
+		close(b.done)
+	}
+	return failed
 }
 
 // rotate writes tail (the end of the current batch that still fits) to the current file, makes it durable,
