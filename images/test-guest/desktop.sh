@@ -20,6 +20,9 @@ user=gbdesk uid=4242
 # /run/gb/asuser is init's static helper (setpriv and env would be read over 9p).
 asuser() { HOME=/home/$user USER=$user DISPLAY=:0 XDG_RUNTIME_DIR=/run/user/$uid exec /run/gb/asuser $uid "$@"; }
 
+# The agent's log (init.sh started it before /shared was mounted), for the test to show when it fails.
+tail -n +1 -F /run/agent.log >> /shared/agent.log 2>/dev/null &
+
 asuser Xvfb :0 -screen 0 1280x800x24 -nolisten tcp -noreset -extension GLX > /tmp/xvfb.log 2>&1 &
 while [ ! -S /tmp/.X11-unix/X0 ]; do sleep 0.02; done
 mark xvfb
