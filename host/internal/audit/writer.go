@@ -52,7 +52,9 @@ type guestLog struct {
 	pending     *batch    // the last batch written but not yet durable (nil: none)
 	segs        []segment // files, ascending first seq
 	subs        map[*subscriber]struct{}
-	cond        *sync.Cond // on mu: signals changes of unsynced and syncing
+	syncWake    *sync.Cond // on mu: batches wait for a round and none is under way, or syncStop
+	drained     *sync.Cond // on mu: a round ended while drainers > 0
+	drainers    int        // goroutines in drain
 	unsynced    []*batch   // written, waiting for the syncer
 	syncing     bool       // the syncer holds batches it took from unsynced
 	syncErr     error      // a sync failed: the syncer fails every batch until the writer recovered
@@ -75,7 +77,7 @@ func newGuestLog(l *Log, name string) *guestLog {
 		l: l, name: name, dir: filepath.Join(l.dir, name),
 		syncExited: make(chan struct{}), subs: map[*subscriber]struct{}{}, next: 1,
 	}
-	g.cond = sync.NewCond(&g.mu)
+	g.syncWake, g.drained = sync.NewCond(&g.mu), sync.NewCond(&g.mu)
 	return g
 }
 
@@ -133,7 +135,7 @@ func (g *guestLog) stop() error {
 	g.mu.Lock()
 	stopped := g.syncStop
 	g.syncStop = true
-	g.cond.Broadcast()
+	g.syncWake.Signal()
 	g.mu.Unlock()
 	if stopped {
 		return nil
@@ -224,12 +226,14 @@ func (g *guestLog) syncFailed() error {
 // drain waits until every batch written so far went through a sync round.
 func (g *guestLog) drain() {
 	g.mu.Lock()
+	g.drainers++
 	for len(g.unsynced) > 0 || g.syncing {
 		if !g.syncing {
-			g.cond.Broadcast() // wake the syncer
+			g.syncWake.Signal()
 		}
-		g.cond.Wait()
+		g.drained.Wait()
 	}
+	g.drainers--
 	g.mu.Unlock()
 }
 
@@ -238,7 +242,7 @@ func (g *guestLog) drain() {
 func (g *guestLog) kick() {
 	g.mu.Lock()
 	if !g.syncing && len(g.unsynced) > 0 {
-		g.cond.Broadcast()
+		g.syncWake.Signal()
 	}
 	g.mu.Unlock()
 }
@@ -268,14 +272,20 @@ func (g *guestLog) takeLocked() ([]*batch, error) {
 	return bs, g.syncErr
 }
 
-// endRoundLocked ends a sync round that failed with failed (nil: none) and wakes the syncer (for batches
-// written meanwhile) and anyone draining.
+// endRoundLocked ends a sync round that failed with failed (nil: none) and wakes the syncer if batches were
+// written meanwhile, and anyone draining. It wakes nobody else: a goroutine woken for nothing costs a lone
+// Append its P on a small machine.
 func (g *guestLog) endRoundLocked(failed error) {
 	if failed != nil && g.syncErr == nil {
 		g.syncErr = failed
 	}
 	g.syncing = false
-	g.cond.Broadcast()
+	if len(g.unsynced) > 0 {
+		g.syncWake.Signal()
+	}
+	if g.drainers > 0 {
+		g.drained.Broadcast()
+	}
 }
 
 // syncLoop is the syncer goroutine: it runs a sync round whenever batches wait for one and none is under
@@ -285,15 +295,12 @@ func (g *guestLog) syncLoop() {
 	g.mu.Lock()
 	for {
 		for (g.syncing || len(g.unsynced) == 0) && !g.syncStop {
-			g.cond.Wait()
+			g.syncWake.Wait()
 		}
-		if g.syncStop && !g.syncing && len(g.unsynced) == 0 {
+		if g.syncing || len(g.unsynced) == 0 {
+			// Stopping: stop drained the rounds before setting syncStop.
 			g.mu.Unlock()
 			return
-		}
-		if g.syncing {
-			g.cond.Wait()
-			continue
 		}
 		bs, failed := g.takeLocked()
 		g.mu.Unlock()
