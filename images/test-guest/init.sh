@@ -12,7 +12,20 @@ mount -t devtmpfs devtmpfs /dev
 mark() { echo "GLOVEBOX-MARK $1 $(cut -d' ' -f1 /proc/uptime)" > /dev/ttyS0; }
 fail() { echo "GLOVEBOX-FAIL $*" > /dev/ttyS0; poweroff -f; }
 mark init
-while read -r m; do insmod "/modules/$m.ko" || echo "insmod $m failed" > /dev/ttyS0; done < /modules/order
+load() { for m; do insmod "/modules/$m.ko" || echo "insmod $m failed" > /dev/ttyS0; done; }
+# /modules/order has dependencies first. virtio and PCI now; the serial and vsock modules (for the agent)
+# load in the background while the 9p and overlay modules (for the root) load here: two vCPUs.
+agentmods= rootmods=
+while read -r m; do
+	case $m in
+	virtio_console | vsock | vmw_vsock_* | vsock_loopback) agentmods="$agentmods $m" ;;
+	9pnet* | netfs | fscache | 9p | overlay) rootmods="$rootmods $m" ;;
+	*) load "$m" ;;
+	esac
+done < /modules/order
+load $agentmods &
+agentpid=$!
+load $rootmods
 mark modules
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=524288,cache=loose hostroot /mnt/lower || fail "mount hostroot"
 mount -t tmpfs -o size=768m,mode=0755 tmpfs /mnt/rw
@@ -27,6 +40,7 @@ mount -t tmpfs -o mode=1777 tmpfs /newroot/dev/shm
 mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp
 mount -t tmpfs -o mode=0755 tmpfs /newroot/run
 mark root
+wait $agentpid
 
 # The desktop user: a uid the host does not use, so nothing of the host's is its own.
 user=gbdesk uid=4242
