@@ -50,10 +50,10 @@
 // Observations (screenshots, cursor, windows, clipboard reads) use AppendWritten: their answer carries the
 // record's seq, which is assigned and written before the answer, but the answer does not wait for the disk.
 // Waiting costs a screenshot one fsync (~0.15 ms p50, several ms under load) for a record that describes no
-// change to the guest. The record is made durable by the commit already under way (within about one fsync
-// of the answer), and at the latest together with the guest's next mutation intent, which follows it in the
-// file. What a crash in that window can cost: the records of observations answered during the last fsync;
-// their seqs are then given to the next records. A caller that needs an observation's record durable reads
+// change to the guest. The record is made durable by the next sync round (started at once by the syncer, or
+// when the round under way ends: within about two fsyncs of the answer), and at the latest together with the
+// guest's next mutation intent, which follows it in the file. What a crash in that window can cost: the
+// records of observations answered during the last fsyncs; their seqs are then given to the next records. A caller that needs an observation's record durable reads
 // it back (ListAuditRecords waits for the fsync under way). Refusals, session and control records use Append.
 //
 // fdatasync is a blocking system call, and a goroutine in it keeps its P (scheduler slot) until sysmon takes

@@ -236,8 +236,8 @@ func (l *Log) Append(ctx context.Context, rec *brokerv1.AuditRecord) (uint64, er
 
 // AppendWritten is Append for records whose answer need not wait for the disk (the broker's observations,
 // see the package doc): it returns once rec is written to the guest's file in chain order, with its seq,
-// prev_hash and hash assigned, and leaves making it durable to the group commit already under way (nobody
-// waits for that fsync). Every record appended to the guest after it, and so every later mutation's intent,
+// prev_hash and hash assigned, and leaves making it durable to the guest's next sync round (nobody waits for
+// that fsync; the write itself never waits for an fsync under way). Every record appended to the guest after it, and so every later mutation's intent,
 // lands behind it in the file and is durable only once it is. A crash before that fsync can lose it, and its
 // seq is then given to the next record. List and Watch show it once it is durable; List waits for that.
 func (l *Log) AppendWritten(ctx context.Context, rec *brokerv1.AuditRecord) (uint64, error) {
