@@ -43,16 +43,21 @@ type fakeAgent struct {
 	onAct func(ctx context.Context, r *agentv1.ActRequest) error
 	// onShot, when set, runs before a screenshot is answered.
 	onShot func(ctx context.Context) error
+	// keepActs, when > 0, caps acts at that many (load tests: memory must not grow with the request count).
+	keepActs int
 }
 
-func startFakeAgent(t testing.TB) *fakeAgent {
+func startFakeAgent(t testing.TB) *fakeAgent { return startFakeAgentKeeping(t, 0) }
+
+// startFakeAgentKeeping is startFakeAgent recording only the first keepActs acts (0: all).
+func startFakeAgentKeeping(t testing.TB, keepActs int) *fakeAgent {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "gbfake")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	a := &fakeAgent{socket: filepath.Join(dir, "agent.sock"), gen: 1000,
+	a := &fakeAgent{socket: filepath.Join(dir, "agent.sock"), gen: 1000, keepActs: keepActs,
 		windows: []*agentv1.Window{{Id: 0x400001, Title: "one", Mapped: true}, {Id: 0x400002, Title: "two", Mapped: true}}}
 	a.serve(t)
 	return a
@@ -94,7 +99,9 @@ func (a *fakeAgent) GetInfo(ctx context.Context, r *agentv1.GetInfoRequest) (*ag
 
 func (a *fakeAgent) Act(ctx context.Context, r *agentv1.ActRequest) (*agentv1.ActResponse, error) {
 	a.mu.Lock()
-	a.acts = append(a.acts, proto.CloneOf(r))
+	if a.keepActs == 0 || len(a.acts) < a.keepActs {
+		a.acts = append(a.acts, proto.CloneOf(r))
+	}
 	gen, hook := a.gen, a.onAct
 	a.mu.Unlock()
 	if g := r.GetTarget().GetGeneration(); g != 0 && g != gen {

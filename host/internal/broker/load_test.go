@@ -20,7 +20,7 @@ func loadBroker(t testing.TB, guests int, obs *fsyncStats) *testBroker {
 	t.Helper()
 	var cg []config.Guest
 	for i := range guests {
-		cg = append(cg, config.Guest{Name: fmt.Sprintf("g%d", i), Endpoint: startFakeAgent(t).endpoint()})
+		cg = append(cg, config.Guest{Name: fmt.Sprintf("g%d", i), Endpoint: startFakeAgentKeeping(t, 16).endpoint()})
 	}
 	cfg := testConfig(cg...)
 	cfg.Principals[0].RatePerSecond = -1
