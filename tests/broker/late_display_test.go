@@ -2,8 +2,6 @@ package broker_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -21,7 +19,7 @@ import (
 func TestGuestInfoFollowsLateDisplay(t *testing.T) {
 	testenv.NeedCommands(t, "Xvfb")
 	d := desktop.Start(t, desktop.Options{NoWindowManager: true})
-	display := unusedDisplay(t)
+	display := desktop.FreeDisplay(t)
 	a := agenttest.Start(t, agenttest.Options{Desktop: d, ExtraArgs: []string{"-display", display}})
 	b := startBroker(t, map[string]string{"late": "unix://" + a.Socket})
 	g := b.waitGuest(t, "late", brokerv1.GuestState_GUEST_STATE_READY, 30*time.Second)
@@ -70,18 +68,4 @@ func screenState(g *brokerv1.Guest) agentv1.CapabilityState {
 		}
 	}
 	return agentv1.CapabilityState_CAPABILITY_STATE_UNSPECIFIED
-}
-
-// unusedDisplay returns a display name nobody serves (no socket, no lock file).
-func unusedDisplay(t *testing.T) string {
-	t.Helper()
-	for n := 1200 + os.Getpid()%500; n < 2200; n++ {
-		_, errSock := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n))
-		_, errLock := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n))
-		if os.IsNotExist(errSock) && os.IsNotExist(errLock) {
-			return fmt.Sprintf(":%d", n)
-		}
-	}
-	t.Fatal("no free X display number")
-	return ""
 }

@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -258,7 +257,7 @@ func TestRefusesNonLoopbackTCP(t *testing.T) {
 func TestAttachesDisplayLate(t *testing.T) {
 	testenv.NeedCommands(t, "Xvfb")
 	d := desktop.Start(t, desktop.Options{NoWindowManager: true})
-	display := freeDisplay(t)
+	display := desktop.FreeDisplay(t)
 	a := agenttest.Start(t, agenttest.Options{Desktop: d, ExtraArgs: []string{"-display", display}})
 	info := agentv1.NewAgentServiceClient(a.DialUnix(t))
 	resp, err := info.GetInfo(ctxT(t, 10*time.Second), &agentv1.GetInfoRequest{})
@@ -307,18 +306,4 @@ func capability(info *agentv1.GetInfoResponse, b agentv1.Backend) agentv1.Capabi
 		}
 	}
 	return agentv1.CapabilityState_CAPABILITY_STATE_UNSPECIFIED
-}
-
-// freeDisplay returns a display name nobody serves (no socket, no lock file).
-func freeDisplay(t *testing.T) string {
-	t.Helper()
-	for n := 150 + os.Getpid()%500; n < 1150; n++ {
-		_, errSock := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n))
-		_, errLock := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n))
-		if os.IsNotExist(errSock) && os.IsNotExist(errLock) {
-			return fmt.Sprintf(":%d", n)
-		}
-	}
-	t.Fatal("no free X display number")
-	return ""
 }

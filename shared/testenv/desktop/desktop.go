@@ -198,3 +198,18 @@ func kill(c *exec.Cmd) {
 	_ = c.Process.Kill()
 	_, _ = c.Process.Wait()
 }
+
+// FreeDisplay returns an X display name nobody serves (no socket, no lock file), for a test that starts its
+// X server later than the program under test.
+func FreeDisplay(t testing.TB) string {
+	t.Helper()
+	for n := 150 + os.Getpid()%2000; n < 4150; n++ {
+		_, errSock := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n))
+		_, errLock := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n))
+		if os.IsNotExist(errSock) && os.IsNotExist(errLock) {
+			return fmt.Sprintf(":%d", n)
+		}
+	}
+	t.Fatal("no free X display number")
+	return ""
+}
