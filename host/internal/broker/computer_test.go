@@ -271,7 +271,6 @@ func TestRateLimit(t *testing.T) {
 // TestFairness: a session with a backlog does not make another wait behind all of it.
 func TestFairness(t *testing.T) {
 	tb, a := oneGuest(t)
-	ctx := tb.as("agent")
 	sa, sb := tb.session(t, "agent", "g1"), tb.session(t, "agent", "g1")
 	gate := make(chan struct{})
 	var order []string
@@ -293,6 +292,7 @@ func TestFairness(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			ctx := tb.as("agent") // a caller per goroutine: the broker records each RPC's session on it
 			if _, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: waitReq(ms)}); err != nil {
 				t.Error(err)
 			}

@@ -47,7 +47,6 @@ func TestLoad(t *testing.T) {
 	}
 	const guests, perGuest = 16, 16
 	tb := loadBroker(t, guests, &fsyncStats{})
-	ctx := tb.as("agent")
 	var sessions []string
 	for g := range guests {
 		for range perGuest {
@@ -61,6 +60,7 @@ func TestLoad(t *testing.T) {
 		for i, s := range sessions {
 			wg.Add(1)
 			go func() {
+				ctx := tb.as("agent") // a caller per goroutine: the broker records each RPC's session on it
 				defer wg.Done()
 				for n := 0; time.Now().Before(until); n++ {
 					var err error
@@ -111,7 +111,6 @@ func BenchmarkAuditedMutations(b *testing.B) {
 	const guests, perGuest = 16, 16
 	obs := &fsyncStats{}
 	tb := loadBroker(b, guests, obs)
-	ctx := tb.as("agent")
 	var sessions []string
 	for g := range guests {
 		for range perGuest {
@@ -126,6 +125,7 @@ func BenchmarkAuditedMutations(b *testing.B) {
 	for i, s := range sessions {
 		wg.Add(1)
 		go func() {
+			ctx := tb.as("agent") // a caller per goroutine: the broker records each RPC's session on it
 			defer wg.Done()
 			for next.Add(1) <= int64(b.N) {
 				t0 := time.Now()
@@ -164,7 +164,6 @@ func BenchmarkAuditedMutationsRate5k(b *testing.B) {
 	const guests, perGuest, rate = 16, 16, 5000
 	obs := &fsyncStats{}
 	tb := loadBroker(b, guests, obs)
-	ctx := tb.as("agent")
 	var sessions []string
 	for g := range guests {
 		for range perGuest {
@@ -182,6 +181,7 @@ func BenchmarkAuditedMutationsRate5k(b *testing.B) {
 		}
 		wg.Add(1)
 		go func() {
+			ctx := tb.as("agent") // a caller per goroutine: the broker records each RPC's session on it
 			defer wg.Done()
 			s := sessions[i%len(sessions)]
 			if _, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: click(1, 1, agentv1.MouseButton_MOUSE_BUTTON_LEFT)}); err != nil {
