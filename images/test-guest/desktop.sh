@@ -18,7 +18,9 @@ port() { # device of the virtio-serial port named $1
 user=gbdesk uid=4242
 # asuser execs: call it in the background or a subshell, so $! is the program's own pid.
 # /run/gb/asuser is init's static helper (setpriv and env would be read over 9p).
-asuser() { HOME=/home/$user USER=$user DISPLAY=:0 XDG_RUNTIME_DIR=/run/user/$uid exec /run/gb/asuser $uid "$@"; }
+# The session bus is at a fixed path: init.sh gave the agent this address before the bus existed.
+bus=unix:path=/run/user/$uid/bus
+asuser() { HOME=/home/$user USER=$user DISPLAY=:0 XDG_RUNTIME_DIR=/run/user/$uid DBUS_SESSION_BUS_ADDRESS=$bus exec /run/gb/asuser $uid "$@"; }
 
 # The agent's log (init.sh started it before /shared was mounted), for the test to show when it fails.
 tail -n +1 -F /run/agent.log >> /shared/agent.log 2>/dev/null &
@@ -45,5 +47,23 @@ if [ -n "$ctl" ]; then
 		sleep 0.2
 	done &
 fi
-# ACCESSIBILITY / BROWSER: the AT-SPI bus and Chromium start here once those issues land (see tests/vm).
+# Accessibility (in the background: the desktop does not wait for it): the session bus, the AT-SPI bus
+# launcher with org.a11y.Status.IsEnabled set, the registry, then the test's GTK app (its output in /shared).
+(
+	asuser dbus-daemon --session --nofork --address=$bus > /tmp/dbus.log 2>&1 &
+	while [ ! -S /run/user/$uid/bus ]; do sleep 0.05; done
+	asuser /usr/libexec/at-spi-bus-launcher --launch-immediately > /tmp/at-spi-bus.log 2>&1 &
+	i=0
+	until (asuser dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.a11y.Bus.GetAddress > /dev/null 2>&1); do
+		i=$((i + 1))
+		[ $i -gt 300 ] && { echo "no org.a11y.Bus" > /dev/ttyS0; exit 1; }
+		sleep 0.1
+	done
+	(asuser dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.freedesktop.DBus.Properties.Set \
+		string:org.a11y.Status string:IsEnabled variant:boolean:true > /dev/null)
+	asuser /usr/libexec/at-spi2-registryd > /tmp/at-spi-registry.log 2>&1 &
+	mark a11y-bus
+	asuser /usr/bin/python3 "$here/clickme.py" > /shared/clickme.txt 2>&1 &
+	wait
+) &
 while :; do wait; sleep 1; done

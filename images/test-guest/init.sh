@@ -58,13 +58,14 @@ done
 # as the desktop user (asuser: setpriv and env would be read over 9p). It serves at once and attaches the
 # desktop backends when desktop.sh's Xvfb is up; it restarts whenever it exits (its pid in /run/gb-agent.pid:
 # the QEMU test kills it; its log in /run/agent.log, which desktop.sh copies to /shared). desktop.sh runs its
-# own programs through /run/gb/asuser too.
+# own programs through /run/gb/asuser too. Its DBUS_SESSION_BUS_ADDRESS is the session bus desktop.sh starts
+# later at that fixed path; the agent retries opening accessibility until the bus is there.
 mkdir -p /newroot/run/gb
 mount --bind /gb /newroot/run/gb
 (
 	while :; do
 		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/home/$user USER=$user DISPLAY=:0 XDG_RUNTIME_DIR=/run/user/$uid \
-			chroot /newroot /run/gb/asuser $uid /run/gb/glovebox-agent -listen serial:///dev/virtio-ports/org.glovebox.agent.0 \
+			DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus chroot /newroot /run/gb/asuser $uid /run/gb/glovebox-agent -listen serial:///dev/virtio-ports/org.glovebox.agent.0 \
 			-listen vsock://:7005 -allow-cid 1 -display :0 >> /newroot/run/agent.log 2>&1 &
 		echo $! > /newroot/run/gb-agent.pid
 		wait $!
