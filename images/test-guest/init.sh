@@ -12,6 +12,8 @@ mount -t devtmpfs devtmpfs /dev
 mark() { echo "GLOVEBOX-MARK $1 $(cut -d' ' -f1 /proc/uptime)" > /dev/ttyS0; }
 fail() { echo "GLOVEBOX-FAIL $*" > /dev/ttyS0; poweroff -f; }
 mark init
+# Loopback up: Chromium's DevTools port (127.0.0.1) is reached over it.
+ip link set lo up
 load() { for m; do insmod "/modules/$m.ko" || echo "insmod $m failed" > /dev/ttyS0; done; }
 # /modules/order has dependencies first. virtio and PCI now; the serial and vsock modules (for the agent)
 # load in the background while the 9p and overlay modules (for the root) load here: two vCPUs.
