@@ -47,9 +47,12 @@ if [ -n "$ctl" ]; then
 		sleep 0.2
 	done &
 fi
-# Accessibility (in the background: the desktop does not wait for it): the session bus, the AT-SPI bus
-# launcher with org.a11y.Status.IsEnabled set, the registry, then the test's GTK app (its output in /shared).
+# Accessibility, started when the test asks for it (a line written to the fifo /run/gb-a11y-go): the session
+# bus, the AT-SPI bus launcher with org.a11y.Status.IsEnabled set, the registry, then the test's GTK app (its
+# output in /shared). Starting it during boot competed with the first screenshot for the two CPUs.
+mkfifo /run/gb-a11y-go
 (
+	read -r _ < /run/gb-a11y-go
 	asuser dbus-daemon --session --nofork --address=$bus > /tmp/dbus.log 2>&1 &
 	while [ ! -S /run/user/$uid/bus ]; do sleep 0.05; done
 	asuser /usr/libexec/at-spi-bus-launcher --launch-immediately > /tmp/at-spi-bus.log 2>&1 &
@@ -66,6 +69,6 @@ fi
 	asuser /usr/bin/python3 "$here/clickme.py" > /shared/clickme.txt 2>&1 &
 	wait
 ) &
-# Niced (its children too): the first screenshot must not wait for the accessibility stack.
+# Niced (its children too): the rest of the desktop must not wait for the accessibility stack.
 renice -n 10 -p $! > /dev/null
 while :; do wait; sleep 1; done
