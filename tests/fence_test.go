@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"glovebox.dev/tests/internal/agenttest"
 )
 
 // desktopImports are the X11, D-Bus and CDP packages (and what leads to them) that only the guest may use.
@@ -79,25 +80,6 @@ func TestCrossings(t *testing.T) {
 	}
 }
 
-// repoRoot walks up from the working directory to the directory holding go.work.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.work above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // moduleDeps lists, for every package of the module in dir and every package they depend on (test
 // dependencies too when withTests), the package's direct imports. -e keeps going past packages that do not
 // build, whose imports are still listed.
@@ -135,7 +117,7 @@ func TestDependencyFence(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Fatal(errors.New("the go command is needed to list dependencies"))
 	}
-	root := repoRoot(t)
+	root := agenttest.RepoRoot(t)
 	for _, f := range fences {
 		t.Run(fmt.Sprintf("%s/tests=%v", f.module, f.withTests), func(t *testing.T) {
 			deps := moduleDeps(t, filepath.Join(root, f.module), f.withTests)
