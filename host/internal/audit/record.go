@@ -34,10 +34,16 @@ func hashUnsealed(rec *brokerv1.AuditRecord, buf []byte) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// appendLine appends rec as one compact protojson line ending in "\n". protojson may add random
-// insignificant whitespace (to keep people from depending on its bytes); Compact removes it so the line
-// bytes are stable for a given record and library version.
+// appendLine appends rec as one compact protojson line ending in "\n": through appendRecordJSON, or
+// protojson itself for what that leaves to it. protojson may add random insignificant whitespace (to keep
+// people from depending on its bytes); Compact removes it so the line bytes are stable for a given record and
+// library version.
 func appendLine(dst []byte, rec *brokerv1.AuditRecord) ([]byte, error) {
+	mark := len(dst)
+	if out, ok := appendRecordJSON(append(dst, '{'), rec); ok {
+		return append(out, '}', '\n'), nil
+	}
+	dst = dst[:mark]
 	b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(rec)
 	if err != nil {
 		return dst, fmt.Errorf("audit record %d: %w", rec.GetSeq(), err)
