@@ -52,9 +52,7 @@ const jsFocusField = `function() {
   const el = this;
   const field = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement;
   if (!field && !el.isContentEditable) return {err: 'notfield', detail: 'element <' + (el.tagName || '#text').toLowerCase() + '> is not a text field'};
-  const r = el.getBoundingClientRect();
-  if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-  el.focus();
+  if (document.activeElement !== el) el.focus();
   if (field) { el.select(); } else {
     const r = document.createRange(); r.selectNodeContents(el);
     const s = getSelection(); s.removeAllRanges(); s.addRange(r);

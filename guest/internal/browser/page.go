@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -62,11 +63,11 @@ type located struct {
 func (t *tab) locate(ctx context.Context, l *agentv1.Locator, what string) (*located, error) {
 	switch k := l.GetKind().(type) {
 	case *agentv1.Locator_Ref:
-		id, err := t.node(k.Ref)
+		i, err := t.node(k.Ref)
 		if err != nil {
 			return nil, err
 		}
-		obj, err := t.resolveCached(ctx, id)
+		obj, err := t.resolveCached(ctx, k.Ref.GetSnapshotId(), i)
 		if err != nil {
 			return nil, fmt.Errorf("%s: ref %s: %w", what, k.Ref.GetRef(), err)
 		}
@@ -128,26 +129,31 @@ func (t *tab) resolve(ctx context.Context, id cdp.BackendNodeID) (runtime.Remote
 	return res.Object.ObjectID, nil
 }
 
-// resolveCached is resolve for a ref's node, reusing the page object an earlier action of the same snapshot
-// resolved while its object group lives (the page functions check that the element is still connected).
-func (t *tab) resolveCached(ctx context.Context, id cdp.BackendNodeID) (runtime.RemoteObjectID, error) {
+// resolveCached resolves element i of snapshot key, which the page keeps (see jsSnapshot), reusing the page
+// object an earlier action of the same snapshot resolved while its object group lives (the page functions check
+// that the element is still connected).
+func (t *tab) resolveCached(ctx context.Context, key string, i int) (runtime.RemoteObjectID, error) {
 	t.mu.Lock()
-	o, ok := t.objects[id]
+	o, ok := t.objects[i]
 	t.mu.Unlock()
 	if ok && (o.group == t.group || o.group == t.prevGroup) {
 		return o.id, nil
 	}
-	obj, err := t.resolve(ctx, id)
+	res, err := cdp.Call(ctx, t.s, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: "(" + jsRef + ")(" + jsonString(key) + "," + strconv.Itoa(i) + ")", ObjectGroup: t.group})
 	if err != nil {
 		return "", err
 	}
+	if res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
+		return "", fmt.Errorf("the page no longer holds snapshot %s (a new document): take a snapshot: %w", key, errdefs.ErrStaleRef)
+	}
 	t.mu.Lock()
 	if t.objects == nil {
-		t.objects = map[cdp.BackendNodeID]pageObject{}
+		t.objects = map[int]pageObject{}
 	}
-	t.objects[id] = pageObject{obj, t.group}
+	t.objects[i] = pageObject{res.Result.ObjectID, t.group}
 	t.mu.Unlock()
-	return obj, nil
+	return res.Result.ObjectID, nil
 }
 
 // pageObject is a resolved element and the object group holding it.

@@ -131,12 +131,3 @@ func (b *Backend) CaptureTab(ctx context.Context, r *agentv1.CaptureTabRequest) 
 	}
 	return &agentv1.CaptureTabResponse{Image: img}, nil
 }
-
-// viewport is the layout viewport's size in CSS pixels.
-func (t *tab) viewport(ctx context.Context) (int32, int32) {
-	m, err := cdp.Call(ctx, t.s, page.GetLayoutMetrics, cdp.Empty{})
-	if err != nil || m.CSSLayoutViewport == nil {
-		return math.MaxInt32, math.MaxInt32
-	}
-	return int32(m.CSSLayoutViewport.ClientWidth), int32(m.CSSLayoutViewport.ClientHeight)
-}

@@ -37,8 +37,8 @@ type tab struct {
 	// actions counts the tab's actions. Actions are serialized by the agent's mutation queue.
 	group, prevGroup string
 	actions          int
-	// objects are the page objects resolved for the newest snapshot's refs (see resolveCached).
-	objects map[cdp.BackendNodeID]pageObject
+	// objects are the page objects resolved for the newest snapshot's refs, by element index (see resolveCached).
+	objects map[int]pageObject
 
 	mu   sync.Mutex
 	gone bool
@@ -50,8 +50,8 @@ type tab struct {
 	console []*agentv1.ConsoleMessage
 }
 
-// attach opens our session on a tab: Page (navigation events), Runtime (console and the functions actions
-// call) and Accessibility (snapshots) are enabled on it, nothing else.
+// attach opens our session on a tab: Page (navigation events) and Runtime (console, and the functions
+// snapshots and actions call) are enabled on it, nothing else.
 func attach(ctx context.Context, c *chrome, id target.ID) (*tab, error) {
 	flat := true
 	res, err := cdp.Call(ctx, c.root(), target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: &flat})
@@ -60,11 +60,12 @@ func attach(ctx context.Context, c *chrome, id target.ID) (*tab, error) {
 	}
 	t := &tab{c: c, id: id, s: session{c: c.conn, id: res.SessionID}}
 	c.conn.handle(res.SessionID, t.event)
-	errs := make(chan error, 3)
-	for _, m := range []string{"Page.enable", "Runtime.enable", "Accessibility.enable"} {
+	methods := []string{"Page.enable", "Runtime.enable"}
+	errs := make(chan error, len(methods))
+	for _, m := range methods {
 		go func() { errs <- t.s.Call(ctx, m, nil, nil) }()
 	}
-	for range 3 {
+	for range methods {
 		if e := <-errs; e != nil && err == nil {
 			err = e
 		}
@@ -201,11 +202,12 @@ func (c *chrome) forget(t *tab) {
 	}
 }
 
-// snapshot is the newest snapshot of a tab: its refs and the backend DOM nodes they stand for.
+// snapshot is the newest snapshot of a tab: its refs and the index of the element each stands for among the
+// elements the page keeps for it (see jsSnapshot).
 type snapshot struct {
 	id   string
 	nav  uint64
-	refs map[string]cdp.BackendNodeID
+	refs map[string]int
 }
 
 // remember makes s the tab's newest snapshot; the one before becomes superseded.
@@ -223,9 +225,10 @@ func (t *tab) remember(s *snapshot) {
 	t.newest = s
 }
 
-// node resolves a ref of this tab to its backend DOM node id: the snapshot must be this tab's newest, taken in
-// the current document. Whether the node is still in the document is checked when the action runs.
-func (t *tab) node(r *agentv1.ElementRef) (cdp.BackendNodeID, error) {
+// node resolves a ref of this tab to its element's index in the snapshot: the snapshot must be this tab's
+// newest, taken in the current document. Whether the element is still in the document is checked when the
+// action runs.
+func (t *tab) node(r *agentv1.ElementRef) (int, error) {
 	sid, ref := r.GetSnapshotId(), r.GetRef()
 	t.mu.Lock()
 	defer t.mu.Unlock()
