@@ -142,7 +142,8 @@ func (w *Windows) clients() ([]xproto.Window, error) {
 		if err != nil {
 			return nil, fmt.Errorf("client list: %w", err)
 		}
-		if r.Format == 32 && r.ValueLen > 0 {
+		if r.Format == 32 {
+			// Present, even empty: an EWMH window manager keeps it, and its changes are notified.
 			ids := windowList(r.Value)
 			w.mu.Lock()
 			if w.gen == gen {
