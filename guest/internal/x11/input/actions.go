@@ -347,8 +347,12 @@ func (d *Device) Type(ctx context.Context, text string, delay time.Duration) (ty
 				}
 			}
 			i += n
-			if err := d.sync(); err != nil {
-				return err
+			if i < len(syms) {
+				// The next burst may rebind these spare keycodes: the X server must have processed the events
+				// typed through them first. The last burst is synced by run.
+				if err := d.sync(); err != nil {
+					return err
+				}
 			}
 			now := time.Now()
 			for _, b := range d.spares.bound {
