@@ -52,11 +52,11 @@ func toRGBA(t *testing.T, m image.Image) *image.RGBA {
 }
 
 func TestPNGDecodesBitExact(t *testing.T) {
-	cpus := runtime.NumCPU()
 	sizes := []struct{ w, h int }{
 		{1, 1}, {3, 7}, {1, 300}, {300, 1}, {64, 64},
-		{17, minRowsPerSegment*cpus + 1}, // not divisible by the segment count
-		{33, minRowsPerSegment*3 + 2},
+		{17, pngBandRows*runtime.NumCPU() + 1},   // a last band of one row
+		{33, pngBandRows - 1}, {33, pngBandRows}, // one band
+		{33, pngBandRows*3 + 2},
 		{640, 401}, {1280, 800},
 	}
 	for _, sz := range sizes {

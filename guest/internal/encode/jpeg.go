@@ -8,11 +8,13 @@ func JPEG(p Pixels, quality int) ([]byte, error) {
 	if !p.valid() {
 		return nil, errEmpty
 	}
-	if quality <= 0 {
-		quality = DefaultJPEGQuality
+	return encodeJPEG(p, jpegQuality(quality))
+}
+
+// jpegQuality maps a requested quality to 1..100 (0: DefaultJPEGQuality).
+func jpegQuality(q int) int {
+	if q <= 0 {
+		return DefaultJPEGQuality
 	}
-	if quality > 100 {
-		quality = 100
-	}
-	return encodeJPEG(p, quality)
+	return min(q, 100)
 }

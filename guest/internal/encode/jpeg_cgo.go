@@ -72,6 +72,7 @@ static int gb_encode(const unsigned char *pix, int width, int height, int stride
 import "C"
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"sync"
@@ -80,6 +81,33 @@ import (
 
 // JPEGEncoder names the JPEG implementation compiled in.
 const JPEGEncoder = "libjpeg-turbo"
+
+// stripedJPEG says whether JPEGs are encoded in stripes (which a Cache can reuse).
+const stripedJPEG = true
+
+// encodeJPEGBands encodes stripes of jpegBandRows rows through the cache and splices them.
+func encodeJPEGBands(p Pixels, quality int, c *Cache) ([]byte, error) {
+	key := cacheKey{jpeg: true, quality: quality, w: p.Width, h: p.Height, layout: p.Layout}
+	parts, err := encodeBands(p, jpegBandRows, c, key, func(p Pixels, y0, y1 int, dst *part) error {
+		sub := p
+		sub.Pix = p.Pix[y0*p.Stride:]
+		sub.Height = y1 - y0
+		var err error
+		dst.data, err = encodeStripe(sub, quality)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) == 1 {
+		return bytes.Clone(parts[0].data), nil
+	}
+	stripes := make([][]byte, len(parts))
+	for i := range parts {
+		stripes[i] = parts[i].data
+	}
+	return splice(stripes, p.Height, mcusPerRow(p.Width)*jpegBandRows/mcuSize)
+}
 
 // encodeJPEG encodes horizontal stripes on all CPUs and splices them (see splice).
 func encodeJPEG(p Pixels, quality int) ([]byte, error) {

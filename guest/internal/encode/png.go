@@ -10,15 +10,10 @@ import (
 	"errors"
 	"hash/adler32"
 	"hash/crc32"
-	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/flate"
 )
-
-// minRowsPerSegment keeps small images in one deflate segment: splitting costs a sync flush (5 bytes) and a
-// goroutine per segment, which only pays off on larger images.
-const minRowsPerSegment = 64
 
 // pngSignature starts every PNG file.
 var pngSignature = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}
@@ -26,73 +21,42 @@ var pngSignature = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}
 // errEmpty is returned for images without pixels, which neither format can hold.
 var errEmpty = errors.New("image has no pixels")
 
-// chunkRows is how many rows a segment filters before handing them to deflate, so the filtered bytes are
+// chunkRows is how many rows a band filters before handing them to deflate, so the filtered bytes are
 // still in cache when they are checksummed and compressed.
 const chunkRows = 16
 
-// segment is the compressed form of a run of rows, independent of the other segments.
-type segment struct {
-	buf    bytes.Buffer
-	raw    []byte // filtered rows of one chunk, reused
-	adler  uint32
-	rawLen int
-	err    error
-}
+// finalBlock is an empty, final, stored deflate block: it ends a stream whose segments all ended with a
+// sync flush.
+var finalBlock = []byte{0x01, 0x00, 0x00, 0xff, 0xff}
 
-var segmentPool = sync.Pool{New: func() any { return new(segment) }}
+var rawPool = sync.Pool{New: func() any { return new([]byte) }}
 
 var flatePool = sync.Pool{New: func() any {
 	w, _ := flate.NewWriter(nil, flate.BestSpeed)
 	return w
 }}
 
-// PNG encodes p as an 8-bit RGB PNG. Rows are filtered with the Sub filter (see filterRow), split into one
-// segment per CPU and each segment deflated independently at level 1 and ended with a sync flush, so the
-// concatenation is one valid zlib stream whose Adler-32 is combined from the segments'. Each worker converts
-// and filters its rows straight from p a few rows at a time, so there is no intermediate RGB copy of the
-// frame. The result decodes bit-exact with image/png.
+// PNG encodes p as an 8-bit RGB PNG. Rows are filtered with the Sub filter (see filterRow) and cut into bands
+// of pngBandRows rows; each band is deflated independently at level 1 and ended with a sync flush, on every
+// CPU, so the concatenation (plus an empty final block) is one valid zlib stream whose Adler-32 is combined
+// from the bands'. Each band converts and filters its rows straight from p a few rows at a time, so there is
+// no intermediate RGB copy of the frame. The result decodes bit-exact with image/png.
 func PNG(p Pixels) ([]byte, error) {
 	if !p.valid() {
 		return nil, errEmpty
 	}
-	w, h := p.Width, p.Height
-	n := runtime.NumCPU()
-	if max := h / minRowsPerSegment; n > max {
-		n = max
-	}
-	if n < 1 {
-		n = 1
-	}
-	segs := make([]*segment, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		y0, y1 := h*i/n, h*(i+1)/n
-		s := segmentPool.Get().(*segment)
-		segs[i] = s
-		last := i == n-1
-		if n == 1 {
-			s.deflate(p, y0, y1, last)
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.deflate(p, y0, y1, last)
-		}()
-	}
-	wg.Wait()
-	defer func() {
-		for _, s := range segs {
-			segmentPool.Put(s)
-		}
-	}()
+	return encodePNG(p, nil)
+}
 
-	size := 0
-	for _, s := range segs {
-		if s.err != nil {
-			return nil, s.err
-		}
-		size += s.buf.Len()
+func encodePNG(p Pixels, c *Cache) ([]byte, error) {
+	w, h := p.Width, p.Height
+	parts, err := encodeBands(p, pngBandRows, c, cacheKey{w: w, h: h, layout: p.Layout}, deflateBand)
+	if err != nil {
+		return nil, err
+	}
+	size := len(finalBlock)
+	for _, pt := range parts {
+		size += len(pt.data)
 	}
 	out := make([]byte, 0, len(pngSignature)+25+12+2+size+4+12)
 	out = append(out, pngSignature...)
@@ -106,17 +70,20 @@ func PNG(p Pixels) ([]byte, error) {
 	ihdr[12] = 0 // no interlace
 	out = appendChunk(out, "IHDR", ihdr[:])
 
-	// IDAT: zlib header (deflate, 32K window, fastest), the segments, the combined Adler-32.
+	// IDAT: zlib header (deflate, 32K window, fastest), the bands, the final block, the combined Adler-32.
 	idatLen := 2 + size + 4
 	out = binary.BigEndian.AppendUint32(out, uint32(idatLen))
 	start := len(out)
 	out = append(out, "IDAT"...)
 	out = append(out, 0x78, 0x01)
 	adler := uint32(1)
-	for _, s := range segs {
-		out = append(out, s.buf.Bytes()...)
-		adler = adler32Combine(adler, s.adler, s.rawLen)
+	rowLen := 1 + 3*w
+	for i, pt := range parts {
+		out = append(out, pt.data...)
+		rows := min(pngBandRows, h-i*pngBandRows)
+		adler = adler32Combine(adler, pt.adler, rowLen*rows)
 	}
+	out = append(out, finalBlock...)
 	out = binary.BigEndian.AppendUint32(out, adler)
 	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[start:]))
 	out = appendChunk(out, "IEND", nil)
@@ -131,38 +98,36 @@ func appendChunk(out []byte, typ string, data []byte) []byte {
 	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[start:]))
 }
 
-// deflate filters rows y0..y1 and compresses them, chunkRows rows at a time. A segment that is not the last
-// ends with a sync flush (byte aligned, not final); the last one closes the deflate stream.
-func (s *segment) deflate(p Pixels, y0, y1 int, last bool) {
-	s.buf.Reset()
-	s.err = nil
+// deflateBand filters rows y0..y1 and compresses them chunkRows rows at a time into dst, ending with a sync
+// flush (byte aligned, not final).
+func deflateBand(p Pixels, y0, y1 int, dst *part) error {
 	rowLen := 1 + 3*p.Width
-	s.rawLen = rowLen * (y1 - y0)
-	if cap(s.raw) < rowLen*chunkRows {
-		s.raw = make([]byte, rowLen*chunkRows)
+	rp := rawPool.Get().(*[]byte)
+	defer rawPool.Put(rp)
+	if cap(*rp) < rowLen*chunkRows {
+		*rp = make([]byte, rowLen*chunkRows)
 	}
+	buf := bytes.NewBuffer(dst.data[:0])
 	fw := flatePool.Get().(*flate.Writer)
 	defer flatePool.Put(fw)
-	fw.Reset(&s.buf)
+	fw.Reset(buf)
 	adler := adler32.New()
 	for c0 := y0; c0 < y1; c0 += chunkRows {
 		c1 := min(c0+chunkRows, y1)
-		raw := s.raw[:rowLen*(c1-c0)]
+		raw := (*rp)[:rowLen*(c1-c0)]
 		for y := c0; y < c1; y++ {
 			filterRow(raw[(y-c0)*rowLen:(y-c0+1)*rowLen], p.row(y), p.Layout)
 		}
 		adler.Write(raw)
 		if _, err := fw.Write(raw); err != nil {
-			s.err = err
-			return
+			return err
 		}
 	}
-	s.adler = adler.Sum32()
-	if last {
-		s.err = fw.Close()
-	} else {
-		s.err = fw.Flush()
+	if err := fw.Flush(); err != nil {
+		return err
 	}
+	dst.data, dst.adler = buf.Bytes(), adler.Sum32()
+	return nil
 }
 
 // filterRow writes one filtered row of RGB bytes: the filter type byte (1, Sub), then each byte minus the

@@ -28,6 +28,9 @@ type frame struct {
 	// The cursor drawn into it (pointer moves and cursor changes cause no damage).
 	curX, curY int16
 	curSerial  uint32
+	// enc keeps the pixels and encoded bands behind img, so the next capture with the same options
+	// re-encodes only the bands that changed. It is made on the second capture with these options.
+	enc *encode.Cache
 }
 
 // Region returns the root-window rectangle opts select: the region if set, else the display, else the whole
@@ -91,11 +94,17 @@ func (s *Screen) Capture(ctx context.Context, opts *agentv1.ScreenshotOptions) (
 		return f.img, true, seq, nil
 	}
 
-	img, err := s.render(r, key, cur)
+	var enc *encode.Cache
+	if f != nil {
+		if enc = f.enc; enc == nil {
+			enc = new(encode.Cache)
+		}
+	}
+	img, err := s.render(r, key, cur, enc)
 	if err != nil {
 		return nil, false, 0, err
 	}
-	f = &frame{img: img, seq: seq}
+	f = &frame{img: img, seq: seq, enc: enc}
 	if cur != nil {
 		f.curX, f.curY, f.curSerial = cur.X, cur.Y, cur.CursorSerial
 	}
@@ -111,17 +120,18 @@ func (s *Screen) Capture(ctx context.Context, opts *agentv1.ScreenshotOptions) (
 	return img, false, seq, nil
 }
 
-// render grabs r, draws the cursor, scales and encodes. Without cursor and scaling, the encoder reads the
-// captured pixels where the X server put them (the shared memory segment), with no conversion or copy.
-func (s *Screen) render(r image.Rectangle, key frameKey, cur *xfixes.GetCursorImageReply) (*agentv1.Image, error) {
+// render grabs r, draws the cursor, scales and encodes (through enc when not nil). Without cursor and
+// scaling, the encoder reads the captured pixels where the X server put them (the shared memory segment),
+// with no conversion or copy.
+func (s *Screen) render(r image.Rectangle, key frameKey, cur *xfixes.GetCursorImageReply, enc *encode.Cache) (*agentv1.Image, error) {
 	w, h, scale := scaledSize(r.Dx(), r.Dy(), int(key.maxEdge))
 	var data []byte
-	enc := func(p encode.Pixels) error {
+	encodeFrame := func(p encode.Pixels) error {
 		var err error
 		if key.format == agentv1.ImageFormat_IMAGE_FORMAT_JPEG {
-			data, err = encode.JPEG(p, int(key.quality))
+			data, err = enc.JPEG(p, int(key.quality))
 		} else {
-			data, err = encode.PNG(p)
+			data, err = enc.PNG(p)
 		}
 		if err != nil {
 			return fmt.Errorf("encode: %w", err)
@@ -129,7 +139,7 @@ func (s *Screen) render(r image.Rectangle, key frameKey, cur *xfixes.GetCursorIm
 		return nil
 	}
 	if cur == nil && scale == 1 {
-		if err := s.grab.capture(r, enc); err != nil {
+		if err := s.grab.capture(r, encodeFrame); err != nil {
 			return nil, err
 		}
 	} else {
@@ -148,7 +158,7 @@ func (s *Screen) render(r image.Rectangle, key frameKey, cur *xfixes.GetCursorIm
 			defer putRGBA(out)
 			downscale(out, px)
 		}
-		if err := enc(encode.FromRGBA(out)); err != nil {
+		if err := encodeFrame(encode.FromRGBA(out)); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,154 @@
+package encode
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"testing"
+)
+
+// paint fills a w x h rectangle of img at x, y with one colour.
+func paint(img *image.RGBA, x, y, w, h int, c [3]byte) {
+	for yy := y; yy < y+h && yy < img.Rect.Dy(); yy++ {
+		for xx := x; xx < x+w && xx < img.Rect.Dx(); xx++ {
+			i := img.PixOffset(xx, yy)
+			copy(img.Pix[i:i+3], c[:])
+		}
+	}
+}
+
+// encoders are the two formats through a cache and without one.
+var encoders = []struct {
+	name   string
+	cached func(c *Cache, p Pixels) ([]byte, error)
+	fresh  func(p Pixels) ([]byte, error)
+	rows   int
+}{
+	{"png", (*Cache).PNG, PNG, pngBandRows},
+	{"jpeg", func(c *Cache, p Pixels) ([]byte, error) { return c.JPEG(p, 80) },
+		func(p Pixels) ([]byte, error) { return encodeJPEGBands(p, 80, nil) }, jpegBandRows},
+}
+
+// TestCacheMatchesFreshEncode changes a frame step by step (a small square, a band boundary, a whole
+// repaint, the last short band, a new size, the other layout) and checks after each step that the encode
+// through the cache is byte for byte the fresh encode of the same pixels, that it decodes, and that it
+// re-encoded only the bands that changed.
+func TestCacheMatchesFreshEncode(t *testing.T) {
+	for _, enc := range encoders {
+		if enc.name == "jpeg" && !stripedJPEG {
+			continue
+		}
+		t.Run(enc.name, func(t *testing.T) {
+			var c Cache
+			img := testImage(200, 300, 1)
+			r := enc.rows
+			bands := (300 + r - 1) / r
+			steps := []struct {
+				name   string
+				change func()
+				reused int
+			}{
+				{"first frame", func() {}, 0},
+				{"unchanged", func() {}, bands},
+				{"square in band 1", func() { paint(img, 50, r+3, 8, 8, [3]byte{255, 0, 255}) }, bands - 1},
+				{"across bands 0 and 1", func() { paint(img, 10, r-2, 4, 4, [3]byte{0, 255, 0}) }, bands - 2},
+				{"one pixel in the last band", func() { paint(img, 199, 299, 1, 1, [3]byte{1, 2, 3}) }, bands - 1},
+				{"whole repaint", func() { img = testImage(200, 300, 2) }, 0},
+				{"new size", func() { img = testImage(200, 290, 2) }, 0},
+			}
+			for _, st := range steps {
+				st.change()
+				p := FromRGBA(img)
+				got, err := enc.cached(&c, p)
+				if err != nil {
+					t.Fatalf("%s: %v", st.name, err)
+				}
+				want, err := enc.fresh(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s: cached encode (%d bytes) differs from a fresh one (%d bytes)", st.name, len(got), len(want))
+				}
+				if enc.name == "png" {
+					m, err := png.Decode(bytes.NewReader(got))
+					if err != nil {
+						t.Fatalf("%s: decode: %v", st.name, err)
+					}
+					if !bytes.Equal(toRGBA(t, m).Pix, img.Pix) {
+						t.Errorf("%s: decoded pixels differ from the source", st.name)
+					}
+				} else if _, err := jpeg.Decode(bytes.NewReader(got)); err != nil {
+					t.Fatalf("%s: decode: %v", st.name, err)
+				}
+				reused, n := c.Reused()
+				if st.name == "new size" {
+					bands = (290 + r - 1) / r
+				}
+				if reused != st.reused || n != bands {
+					t.Errorf("%s: reused %d of %d bands, want %d of %d", st.name, reused, n, st.reused, bands)
+				}
+			}
+			// The same pixels in the other layout are a new stream: nothing is reused.
+			if _, err := enc.cached(&c, toBGRX(img, 4)); err != nil {
+				t.Fatal(err)
+			}
+			if reused, _ := c.Reused(); reused != 0 {
+				t.Errorf("other layout: reused %d bands, want 0", reused)
+			}
+		})
+	}
+}
+
+// TestCacheQualityIsPartOfTheKey checks a JPEG of another quality is not built from the first one's bands.
+func TestCacheQualityIsPartOfTheKey(t *testing.T) {
+	if !stripedJPEG {
+		t.Skip("this build encodes JPEG with image/jpeg, without stripes or a cache") // not a missing component
+	}
+	var c Cache
+	p := FromRGBA(testImage(160, 200, 3))
+	if _, err := c.JPEG(p, 80); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.JPEG(p, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := encodeJPEGBands(p, 30, nil)
+	if !bytes.Equal(got, want) {
+		t.Error("quality 30 through a cache filled at quality 80 differs from a fresh quality 30 encode")
+	}
+	if reused, _ := c.Reused(); reused != 0 {
+		t.Errorf("reused %d bands across qualities", reused)
+	}
+}
+
+// BenchmarkCache encodes 1280x800 frames through a cache: "small" alternates two frames that differ in one
+// 8x8 square (a caret, a hover), "full" alternates two different frames (every band changes).
+func BenchmarkCache(b *testing.B) {
+	a := testImage(1280, 800, 1)
+	small := image.NewRGBA(a.Rect)
+	copy(small.Pix, a.Pix)
+	paint(small, 600, 400, 8, 8, [3]byte{255, 0, 255})
+	full := testImage(1280, 800, 2)
+	for _, enc := range encoders {
+		for _, tc := range []struct {
+			name  string
+			other *image.RGBA
+		}{{"small", small}, {"full", full}} {
+			b.Run(fmt.Sprintf("%s-%s", enc.name, tc.name), func(b *testing.B) {
+				var c Cache
+				frames := []Pixels{FromRGBA(a), FromRGBA(tc.other)}
+				i := 0
+				for b.Loop() {
+					if _, err := enc.cached(&c, frames[i%2]); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
+		}
+	}
+}
