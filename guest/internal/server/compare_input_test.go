@@ -89,4 +89,6 @@ func timeInput(b *testing.B, fn func()) {
 	b.StopTimer()
 	slices.Sort(times)
 	b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
+	b.ReportMetric(float64(times[len(times)*9/10])/1e6, "p90-ms")
+	b.ReportMetric(float64(times[len(times)*99/100])/1e6, "p99-ms")
 }

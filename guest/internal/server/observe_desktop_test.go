@@ -196,3 +196,67 @@ func (e *screenEnv) xwininfo(t testing.TB, id string) map[string]int32 {
 	}
 	return vals
 }
+
+// scroller covers the screen with an unmanaged window showing img, and returns a function that scrolls its
+// content by shift rows and back, alternately: every call changes nearly every pixel of the screen, at once
+// (the X server repaints it from a pixmap), with real screen content.
+func (p *painter) scroller(t testing.TB, img image.Image, shift int) func() {
+	t.Helper()
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	var pixmaps [2]xproto.Pixmap
+	for i := range pixmaps {
+		id, err := xproto.NewPixmapId(p.conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pixmaps[i] = id
+		xproto.CreatePixmap(p.conn, 24, id, xproto.Drawable(p.root), uint16(w), uint16(h))
+		gc, err := xproto.NewGcontextId(p.conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xproto.CreateGC(p.conn, gc, xproto.Drawable(id), 0, nil)
+		const rows = 40 // one PutImage stays under the core protocol's request size limit
+		buf := make([]byte, 4*w*rows)
+		for y0 := 0; y0 < h; y0 += rows {
+			n := min(rows, h-y0)
+			for y := range n {
+				sy := (y0 + y + i*shift) % h
+				for x := range w {
+					r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+sy).RGBA()
+					o := 4 * (y*w + x)
+					buf[o], buf[o+1], buf[o+2], buf[o+3] = byte(bl>>8), byte(g>>8), byte(r>>8), 0
+				}
+			}
+			xproto.PutImage(p.conn, xproto.ImageFormatZPixmap, xproto.Drawable(id), gc, uint16(w), uint16(n), 0,
+				int16(y0), 0, 24, buf[:4*w*n])
+		}
+		xproto.FreeGC(p.conn, gc)
+	}
+	id, err := xproto.NewWindowId(p.conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = xproto.CreateWindowChecked(p.conn, 0, id, p.root, 0, 0, uint16(w), uint16(h), 0,
+		xproto.WindowClassInputOutput, 0, xproto.CwBackPixmap|xproto.CwOverrideRedirect, []uint32{uint32(pixmaps[0]), 1}).Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xproto.MapWindow(p.conn, id)
+	p.sync(t)
+	t.Cleanup(func() {
+		xproto.DestroyWindow(p.conn, id)
+		for _, pm := range pixmaps {
+			xproto.FreePixmap(p.conn, pm)
+		}
+		p.sync(t)
+	})
+	i := 0
+	return func() {
+		i ^= 1
+		xproto.ChangeWindowAttributes(p.conn, id, xproto.CwBackPixmap, []uint32{uint32(pixmaps[i])})
+		xproto.ClearArea(p.conn, false, id, 0, 0, 0, 0)
+		p.sync(t)
+	}
+}
