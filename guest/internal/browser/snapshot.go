@@ -2,12 +2,14 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/validate"
 )
 
@@ -66,8 +68,12 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 		VH       int32      `json:"vh"`
 	}
 	args := map[string]any{"key": id, "maxNodes": maxNodes, "maxDepth": opts.GetMaxDepth(), "boundsAll": opts.GetVisibleOnly()}
-	if err := t.eval(ctx, jsSnapshot, "snapshot tab "+string(t.id), &page, args); err != nil {
+	var answer string
+	if err := t.eval(ctx, jsSnapshot, "snapshot tab "+string(t.id), &answer, args); err != nil {
 		return nil, err
+	}
+	if err := json.Unmarshal([]byte(answer), &page); err != nil {
+		return nil, fmt.Errorf("snapshot tab %s: decode: %w: %w", t.id, errdefs.ErrInternal, err)
 	}
 	complete, reason := page.Complete, ""
 	if !complete {

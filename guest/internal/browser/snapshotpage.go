@@ -14,8 +14,9 @@ package browser
 // With a key, the elements stay in the page, under a symbol of the document, as the snapshot's refs: ref eN is
 // element N-1 of that snapshot (see jsRef); a new document drops them with it.
 //
-// Arguments: {key, maxNodes, maxDepth, boundsAll}. Answer: {nodes: [{r, n, v, d, s, p, k, b, m}], complete,
-// vw, vh}; b is [x, y, width, height] in CSS pixels of the viewport, m is [min, max] when a range is known.
+// Arguments: {key, maxNodes, maxDepth, boundsAll}. Answer, as a JSON string: {nodes: [{r, n, v, d, s, p, k, b,
+// m}], complete, vw, vh}; b is [x, y, width, height] in CSS pixels of the viewport, m is [min, max] when a range
+// is known.
 const jsSnapshot = `function(o) {
   const INTERACTIVE = new Set(['button','link','textbox','searchbox','checkbox','radio','combobox','listbox','option',
     'menuitem','menuitemcheckbox','menuitemradio','tab','switch','slider','spinbutton','treeitem','scrollbar']);
@@ -199,7 +200,8 @@ const jsSnapshot = `function(o) {
   add({}, document, 'RootWebArea', document.title, -1, 0);
   if (document.documentElement) walk(document.documentElement, 0, 1, document.title, false);
   if (o.key) Object.defineProperty(document, Symbol.for('glovebox.refs'), {value: {key: o.key, els: els}, configurable: true});
-  return {nodes: nodes, complete: complete, vw: innerWidth, vh: innerHeight};
+  // One string: Chromium serializes a returned object value by value far slower than JSON.stringify.
+  return JSON.stringify({nodes: nodes, complete: complete, vw: innerWidth, vh: innerHeight});
 }`
 
 // jsRef answers element i of the snapshot key kept by jsSnapshot, or null when the page holds another snapshot
