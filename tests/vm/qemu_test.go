@@ -264,7 +264,7 @@ func newBroker(t *testing.T) *broker {
 	return b
 }
 
-// start runs the broker and waits until its socket answers.
+// start runs the broker and waits until its socket accepts connections.
 func (b *broker) start(t *testing.T) {
 	t.Helper()
 	os.Remove(b.sock) // a killed broker leaves its socket behind
@@ -292,7 +292,9 @@ func (b *broker) start(t *testing.T) {
 	t.Cleanup(func() { conn.Close() })
 	b.conn = conn
 	for deadline := time.Now().Add(20 * time.Second); ; {
-		if _, err := os.Stat(b.sock); err == nil {
+		// A dial, not the socket file: the file exists between the broker's bind and its listen.
+		if c, err := net.Dial("unix", b.sock); err == nil {
+			c.Close()
 			return
 		}
 		if time.Now().After(deadline) {

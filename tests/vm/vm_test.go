@@ -32,6 +32,8 @@ func TestQEMUGuest(t *testing.T) {
 	defer func() { report(t, "qemu stage wall time", time.Since(stage)) }()
 
 	top := t // broker processes and connections outlive the subtest that restarts them
+	// The broker is built before QEMU starts: its build is no part of the boot.
+	brokertest.Binary(t, "glovebox-broker")
 	g := bootGuest(t)
 	b := newBroker(t)
 	b.start(t)
