@@ -28,16 +28,21 @@ tail -n +1 -F /run/agent.log >> /shared/agent.log 2>/dev/null &
 asuser Xvfb :0 -screen 0 1280x800x24 -nolisten tcp -noreset -extension GLX > /tmp/xvfb.log 2>&1 &
 while [ ! -S /tmp/.X11-unix/X0 ]; do sleep 0.02; done
 mark xvfb
-
-asuser /run/gb/glovebox-agent -listen vsock://:7006 -display :0 > /tmp/agent-default-cid.log 2>&1 &
-asuser "$build/guestprobe" -wait vsock://1:7005 > /dev/ttyS0 2>&1 &
+# The root painted first and alone: xsetroot returns once the server (still initialising when its socket
+# appears) has served it. Under TCG every program start costs ~0.2-1 s of the two vCPUs; the window manager,
+# the apps and the vsock programs started meanwhile would delay the X server and the desktop's first
+# screenshot.
+(asuser xsetroot -solid "#ff00ff")
+mark root-painted
 
 asuser openbox > /tmp/openbox.log 2>&1 &
-asuser xsetroot -solid "#ff00ff" &
 # The apps whose own output the test reads back from /shared: what xterm's cat receives, and xev's events.
 asuser xterm -geometry 80x8+0+0 -T typebox -e sh -c 'exec cat > /shared/typed.txt' > /dev/null 2>&1 &
 asuser stdbuf -oL xev -geometry 300x200+800+500 -name clickbox -event button > /shared/xev.txt 2>/dev/null &
 mark desktop
+
+asuser /run/gb/glovebox-agent -listen vsock://:7006 -display :0 > /tmp/agent-default-cid.log 2>&1 &
+asuser "$build/guestprobe" -wait vsock://1:7005 > /dev/ttyS0 2>&1 &
 
 # The test's root shell: one command stream per host connection.
 ctl=$(port org.glovebox.test.ctl)

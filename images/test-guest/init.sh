@@ -1,10 +1,13 @@
 #!/bin/busybox sh
-# PID 1 of the test guest's initramfs: load the few modules, make the host's / (9p, read-only) plus a tmpfs
-# overlay the guest root, create the desktop user, start glovebox-agent in that root from the initramfs copy
-# (restarted whenever it exits), mount the shared directory and the checkout, and run the repo's desktop.sh
-# in that root.
-# Kernel command line: gb_repo=/path/to/checkout (required).
-/bin/busybox --install -s /bin
+# PID 1 of the test guest's initramfs. The agent starts as soon as it can listen: right after the virtio,
+# serial-port and vsock modules, in the root it shares with the desktop while that root is still only a
+# tmpfs (/newroot, made by gbroot base), so its start (Go initialisation, ~0.5-1 s under TCG) overlaps loading
+# the 9p and overlay modules and mounting the host. The host's / (9p, read-only) then joins that root one
+# top-level directory at a time (gbroot host), each an overlay with its upper layer in tmpfs: mounts below
+# the agent's root reach it, one overlay over /newroot itself would not. Then the shared directory and the
+# checkout are mounted, and the repo's desktop.sh runs in that root.
+# Kernel command line: gb_repo=/path/to/checkout (required); gb_warm=0 skips the agent's warm-up run.
+# build.sh made the busybox applet links in /bin and lists the modules, dependencies first, in /modules/order.
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -12,58 +15,50 @@ mount -t devtmpfs devtmpfs /dev
 mark() { echo "GLOVEBOX-MARK $1 $(cut -d' ' -f1 /proc/uptime)" > /dev/ttyS0; }
 fail() { echo "GLOVEBOX-FAIL $*" > /dev/ttyS0; poweroff -f; }
 mark init
-# Loopback up: Chromium's DevTools port (127.0.0.1) is reached over it.
-ip link set lo up
 load() { for m; do insmod "/modules/$m.ko" || echo "insmod $m failed" > /dev/ttyS0; done; }
-# /modules/order has dependencies first. virtio and PCI now; the serial and vsock modules (for the agent)
-# load in the background while the 9p and overlay modules (for the root) load here: two vCPUs.
-agentmods= rootmods=
+# Module groups, each in /modules/order's order: virtio and PCI first; then the agent's (the serial port,
+# vsock for its listener) and the root's (9p, overlay) in parallel while gbroot prepares the new root; the
+# vsock transports (in-guest vsock, CID 1) once the agent is started.
+coremods= agentmods= rootmods= latemods=
 while read -r m; do
 	case $m in
-	virtio_console | vsock | vmw_vsock_* | vsock_loopback) agentmods="$agentmods $m" ;;
+	virtio_console | vsock) agentmods="$agentmods $m" ;;
 	9pnet* | netfs | fscache | 9p | overlay) rootmods="$rootmods $m" ;;
-	*) load "$m" ;;
+	vmw_vsock_* | vsock_loopback) latemods="$latemods $m" ;;
+	*) coremods="$coremods $m" ;;
 	esac
 done < /modules/order
+load $coremods
+# Warm-up: the agent's Go start (runtime and package initialisation, ~0.5-1 s under TCG) once on the idle
+# vCPU while the modules load; TCG keeps the translated code, so the real start below is shorter.
+[ "${gb_warm:-1}" = 1 ] && /gb/glovebox-agent -version > /dev/null 2>&1 &
 load $agentmods &
 agentpid=$!
-load $rootmods
-mark modules
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=524288,cache=loose hostroot /mnt/lower || fail "mount hostroot"
-mount -t tmpfs -o size=768m,mode=0755 tmpfs /mnt/rw
-mkdir -p /mnt/rw/upper /mnt/rw/work
-mount -t overlay overlay -o lowerdir=/mnt/lower,upperdir=/mnt/rw/upper,workdir=/mnt/rw/work /newroot || fail "mount overlay"
-mount -t proc proc /newroot/proc
-mount -t sysfs sysfs /newroot/sys
-mount -t devtmpfs devtmpfs /newroot/dev
-mkdir -p /newroot/dev/pts /newroot/dev/shm
-mount -t devpts -o mode=620,ptmxmode=666 devpts /newroot/dev/pts
-mount -t tmpfs -o mode=1777 tmpfs /newroot/dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp
-mount -t tmpfs -o mode=0755 tmpfs /newroot/run
-mark root
-wait $agentpid
+load $rootmods &
+rootpid=$!
 
-# The desktop user: a uid the host does not use, so nothing of the host's is its own.
+# The root the agent and the desktop share: a tmpfs with the guest's own /dev, /proc, /sys, /tmp and /run.
+/gb/gbroot base /newroot || fail "gbroot base"
+# The desktop user: a uid the host does not use, so nothing of the host's is its own (its passwd entry and
+# home are added once /etc and /home are there).
 user=gbdesk uid=4242
-echo "$user:x:$uid:$uid:glovebox desktop:/home/$user:/bin/sh" >> /newroot/etc/passwd
-echo "$user:x:$uid:" >> /newroot/etc/group
-mkdir -p /newroot/home/$user /newroot/run/user/$uid /newroot/tmp/.X11-unix
-chown $uid:$uid /newroot/home/$user /newroot/run/user/$uid
+mkdir -p /newroot/run/user/$uid /newroot/tmp/.X11-unix /newroot/run/gb
+chown $uid:$uid /newroot/run/user/$uid
 chmod 700 /newroot/run/user/$uid
 chmod 1777 /newroot/tmp/.X11-unix
+mount --bind /gb /newroot/run/gb
+wait $agentpid
 for f in /sys/class/virtio-ports/*/name; do
 	d=${f%/name}
-	[ "$(cat "$f")" = org.glovebox.agent.0 ] && chown $uid "/dev/${d##*/}"
+	read -r n < "$f"
+	[ "$n" = org.glovebox.agent.0 ] && chown $uid "/dev/${d##*/}"
 done
-# The agent first, from the initramfs (static: starting it reads nothing over 9p) at /run/gb in the new root,
-# as the desktop user (asuser: setpriv and env would be read over 9p). It serves at once and attaches the
+# The agent, from the initramfs (static: starting it reads nothing over 9p) at /run/gb in the new root, as
+# the desktop user (asuser: setpriv and env would be read over 9p). It serves at once and attaches the
 # desktop backends when desktop.sh's Xvfb is up; it restarts whenever it exits (its pid in /run/gb-agent.pid:
 # the QEMU test kills it; its log in /run/agent.log, which desktop.sh copies to /shared). desktop.sh runs its
 # own programs through /run/gb/asuser too. Its DBUS_SESSION_BUS_ADDRESS is the session bus desktop.sh starts
 # later at that fixed path; the agent retries opening accessibility until the bus is there.
-mkdir -p /newroot/run/gb
-mount --bind /gb /newroot/run/gb
 (
 	while :; do
 		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/home/$user USER=$user DISPLAY=:0 XDG_RUNTIME_DIR=/run/user/$uid \
@@ -75,6 +70,22 @@ mount --bind /gb /newroot/run/gb
 	done
 ) &
 mark agent-started
+
+load $latemods
+# Loopback up: Chromium's DevTools port (127.0.0.1) is reached over it.
+ip link set lo up
+wait $rootpid
+mark modules
+
+# The host's / read-only, each top-level directory an overlay in the new root (gbroot host).
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=524288,cache=loose hostroot /mnt/lower || fail "mount hostroot"
+mount -t tmpfs -o size=768m,mode=0755 tmpfs /mnt/rw
+/gb/gbroot host /mnt/lower /mnt/rw /newroot || fail "gbroot host"
+echo "$user:x:$uid:$uid:glovebox desktop:/home/$user:/bin/sh" >> /newroot/etc/passwd
+echo "$user:x:$uid:" >> /newroot/etc/group
+mkdir -p /newroot/home/$user
+chown $uid:$uid /newroot/home/$user
+mark root
 
 # What the agent does not need: the shared directory and the checkout (desktop.sh and the test programs).
 mkdir -p /newroot/shared

@@ -7,6 +7,7 @@
 # markers) is on stdout. Run build.sh first.
 #   GB_VM_DIR  socket and shared directory (default: a new temporary directory, printed)
 #   GB_ACCEL   tcg (default) or kvm
+#   GB_APPEND  more kernel command line (e.g. initcall_debug, then dmesg in the guest; gb_warm=0)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -21,7 +22,7 @@ echo "run.sh: agent port serial+unix://$dir/agent.sock, ctl $dir/ctl.sock, share
 # Kernel options that shorten the boot under TCG (measured with initcall_debug): no W+X page check, no TSC and
 # timer checks, expedited RCU grace periods (module loading waits for them), and no initcalls the guest does
 # not need that cost 50-300 ms each (KDF self-test, kprobe tracing, zswap, encrypted keys).
-fast="rodata=off tsc=reliable no_timer_check rcupdate.rcu_expedited=1"
+fast="${GB_APPEND:-} rodata=off tsc=reliable no_timer_check rcupdate.rcu_expedited=1"
 fast+=" initcall_blacklist=crypto_kdf108_init,init_kprobe_trace,init_zswap,init_encrypted"
 echo "GLOVEBOX-MARK qemu-start $(date +%s.%N)" >&2
 exec qemu-system-x86_64 \
