@@ -77,19 +77,25 @@ type encoded struct {
 	bin  []byte // deterministic binary
 }
 
+// preencodeBytes is the buffer preencode starts with.
+const preencodeBytes = 1024
+
 // preencode encodes rec with seq, prev_hash and hash cleared (it clears them).
 func preencode(rec *brokerv1.AuditRecord) (encoded, error) {
 	rec.Seq, rec.PrevHash, rec.Hash = 0, "", ""
-	bin, err := proto.MarshalOptions{Deterministic: true}.Marshal(rec)
+	// One buffer for both encodings, large enough for a typical record (a click's are about 200 and 500
+	// bytes).
+	buf := make([]byte, 0, preencodeBytes)
+	bin, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(buf, rec)
 	if err != nil {
 		return encoded{}, err
 	}
-	line, err := appendLine(nil, rec)
+	line, err := appendLine(bin[len(bin):], rec)
 	if err != nil {
 		return encoded{}, err
 	}
 	// line is "{...}\n".
-	return encoded{json: line[1 : len(line)-2], bin: bin}, nil
+	return encoded{json: line[1 : len(line)-2], bin: bin[:len(bin):len(bin)]}, nil
 }
 
 // seal sets rec's seq, prev_hash and hash and appends its line to dst; hbuf is scratch space.

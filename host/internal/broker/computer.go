@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 	"unicode"
@@ -34,6 +35,9 @@ type call struct {
 	args proto.Message
 	// extraArgs are added to the redacted args (a read clipboard's redacted response).
 	extraArgs map[string]*structpb.Value
+	// redacted is args redacted, kept for the call's second record: a mutation's intent and outcome carry
+	// the same args, and redacting is a walk of the whole request.
+	redacted *structpb.Struct
 	// target is the frozen target, reported in the audit records and the response.
 	target *agentv1.FrozenTarget
 }
@@ -65,9 +69,16 @@ func (b *Broker) args(m proto.Message) *structpb.Struct {
 
 // record builds the audit record of cl in phase with the outcome of err.
 func (b *Broker) record(cl *call, phase brokerv1.AuditPhase, err error) *brokerv1.AuditRecord {
-	args := b.args(cl.args)
-	for k, v := range cl.extraArgs {
-		args.Fields[k] = v
+	if cl.redacted == nil {
+		cl.redacted = b.args(cl.args)
+	}
+	args := cl.redacted
+	if len(cl.extraArgs) > 0 {
+		// A copy: the records of a call share args, and extraArgs may be set between them.
+		fields := make(map[string]*structpb.Value, len(args.Fields)+len(cl.extraArgs))
+		maps.Copy(fields, args.Fields)
+		maps.Copy(fields, cl.extraArgs)
+		args = &structpb.Struct{Fields: fields}
 	}
 	rec := &brokerv1.AuditRecord{
 		Guest: cl.s.guest.name, Phase: phase, Rpc: cl.rpc, SessionId: cl.s.id, Principal: cl.c.Principal.Name,
