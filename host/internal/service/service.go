@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"google.golang.org/grpc"
@@ -41,6 +42,10 @@ func ServerOptions(log *slog.Logger, m *metrics.Metrics, b *broker.Broker) []grp
 	return []grpc.ServerOption{
 		grpc.ForceServerCodecV2(wirecodec.Codec{}),
 		grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes),
+		// Reused goroutines for RPCs instead of a new one each: a new goroutine's stack is grown (copied)
+		// several times on the way through grpc, the broker and the audit log, on every request. A stream
+		// that finds every worker busy still gets its own goroutine.
+		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		grpc.ChainUnaryInterceptor(auth.UnaryServerInterceptor(), unaryLog(log, m), errgrpc.UnaryServerInterceptor(), unaryWire(b)),
 		grpc.ChainStreamInterceptor(auth.StreamServerInterceptor(), streamLog(log, m), errgrpc.StreamServerInterceptor(), streamWire(b)),
 	}
