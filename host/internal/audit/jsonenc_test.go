@@ -12,6 +12,8 @@ import (
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -290,4 +292,75 @@ func BenchmarkRecordLine(b *testing.B) {
 			json.Compact(&c, line)
 		}
 	})
+}
+
+// TestRecordBinaryMatchesMarshal is TestRecordJSONMatchesProtojson for the hashed encoding: appendRecordBinary
+// against deterministic proto.Marshal.
+func TestRecordBinaryMatchesMarshal(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	fast := 0
+	for i := range n {
+		rec := randomRecord(r)
+		want, werr := proto.MarshalOptions{Deterministic: true}.Marshal(rec)
+		got, ok := appendRecordBinary([]byte("x"), rec)
+		if !ok {
+			continue
+		}
+		fast++
+		if werr != nil {
+			t.Fatalf("record %d: appendRecordBinary encoded a record proto refuses (%v)", i, werr)
+		}
+		if !bytes.Equal(got[1:], want) || got[0] != 'x' {
+			t.Fatalf("record %d: appendRecordBinary\n%x\nproto.Marshal\n%x", i, got[1:], want)
+		}
+	}
+	if fast < n*9/10 {
+		t.Errorf("appendRecordBinary encoded only %d of %d random records", fast, n)
+	}
+}
+
+// TestRecordBinaryGivesUp checks that what proto refuses or might encode otherwise is left to proto.
+func TestRecordBinaryGivesUp(t *testing.T) {
+	withArg := func(v *structpb.Value) *brokerv1.AuditRecord {
+		return &brokerv1.AuditRecord{Guest: "g", Args: &structpb.Struct{Fields: map[string]*structpb.Value{"a": v}}}
+	}
+	unknown := &brokerv1.AuditRecord{Guest: "g"}
+	unknown.ProtoReflect().SetUnknown(protowire.AppendVarint(protowire.AppendTag(nil, 99, protowire.VarintType), 1))
+	for name, rec := range map[string]*brokerv1.AuditRecord{
+		"invalid utf8 string":  {Principal: "a\xffb"},
+		"invalid utf8 in args": withArg(structpb.NewStringValue("\xc3")),
+		"invalid utf8 key":     {Args: &structpb.Struct{Fields: map[string]*structpb.Value{"\xff": structpb.NewNullValue()}}},
+		"value without kind":   withArg(&structpb.Value{}),
+		"nil value":            withArg(nil),
+		"nil list":             withArg(&structpb.Value{Kind: &structpb.Value_ListValue{}}),
+		"nil struct":           withArg(&structpb.Value{Kind: &structpb.Value_StructValue{}}),
+		"unknown field":        unknown,
+	} {
+		if got, ok := appendRecordBinary(nil, rec); ok {
+			t.Errorf("%s: appendRecordBinary encoded it: %x", name, got)
+		}
+	}
+}
+
+// TestRecordBinaryLongFields covers lengths that need more than one varint byte, at every nesting level.
+func TestRecordBinaryLongFields(t *testing.T) {
+	long := strings.Repeat("é", 100)
+	rec := &brokerv1.AuditRecord{Guest: long, Target: &agentv1.FrozenTarget{WindowTitle: long + long}, Args: &structpb.Struct{
+		Fields: map[string]*structpb.Value{long: structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{
+			structpb.NewStringValue(strings.Repeat(long, 200)),
+			structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{"k": structpb.NewStringValue(long)}}),
+		}})},
+	}}
+	want, err := proto.MarshalOptions{Deterministic: true}.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := appendRecordBinary(nil, rec)
+	if !ok || !bytes.Equal(got, want) {
+		t.Errorf("appendRecordBinary = %v, %x\nwant %x", ok, got, want)
+	}
 }

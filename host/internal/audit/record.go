@@ -86,9 +86,12 @@ func preencode(rec *brokerv1.AuditRecord) (encoded, error) {
 	// One buffer for both encodings, large enough for a typical record (a click's are about 200 and 500
 	// bytes).
 	buf := make([]byte, 0, preencodeBytes)
-	bin, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(buf, rec)
-	if err != nil {
-		return encoded{}, err
+	bin, ok := appendRecordBinary(buf, rec)
+	if !ok {
+		var err error
+		if bin, err = (proto.MarshalOptions{Deterministic: true}).MarshalAppend(buf, rec); err != nil {
+			return encoded{}, err
+		}
 	}
 	line, err := appendLine(bin[len(bin):], rec)
 	if err != nil {
