@@ -31,8 +31,12 @@ const restoreDelay = 250 * time.Millisecond
 type Device struct {
 	log  *slog.Logger
 	conn *xgb.Conn
-	root xproto.Window
-	w, h int32
+	// raw carries the XTEST events of an action as one write, closed by one round trip (nil: they go
+	// through conn one request at a time). The keymap and queries stay on conn.
+	raw   *xconn.Raw
+	xtest byte // XTEST's major opcode
+	root  xproto.Window
+	w, h  int32
 
 	// life ends when Close starts, so an action waiting (hold_key, drag delays, typing delays) stops at once.
 	life context.Context
@@ -76,6 +80,14 @@ func Open(display string, log *slog.Logger) (*Device, error) {
 	}
 	d.life, d.kill = context.WithCancel(context.Background())
 	d.spares = newSpares()
+	conn.ExtLock.RLock()
+	d.xtest = conn.Extensions[xconn.XTest]
+	conn.ExtLock.RUnlock()
+	if raw, err := xconn.OpenRaw(display); err == nil {
+		d.raw = raw
+	} else {
+		log.Warn("input events go through the main X connection, one request at a time", "err", err)
+	}
 	go d.events()
 	d.mu.Lock()
 	err = d.refreshKeymap()
@@ -111,7 +123,10 @@ func (d *Device) Close() error {
 		d.releaseOwner(owner)
 	}
 	d.restoreSpares()
-	err := d.sync()
+	err := errors.Join(d.sync(), d.syncX())
+	if d.raw != nil {
+		d.raw.Close()
+	}
 	d.conn.Close()
 	return err
 }
@@ -133,9 +148,25 @@ func (d *Device) events() {
 	}
 }
 
-// sync waits for a round trip, so every request sent before has been processed by the X server. The round
-// trip is a QueryPointer, so the pointer position after every action comes for free.
+// sync sends the input events of the action and waits for a round trip, so the X server has processed
+// every one of them. The round trip is a QueryPointer, so the pointer position after every action comes for
+// free.
 func (d *Device) sync() error {
+	if d.raw == nil {
+		return d.syncX()
+	}
+	x, y, err := d.raw.Sync(uint32(d.root))
+	if err != nil {
+		return fmt.Errorf("x round trip: %w: %w", errdefs.ErrUnavailable, err)
+	}
+	d.lastX.Store(int32(x))
+	d.lastY.Store(int32(y))
+	return nil
+}
+
+// syncX waits for a round trip on the main connection, so the X server has processed every request sent
+// on it (keymap changes before the events that use them).
+func (d *Device) syncX() error {
 	r, err := xproto.QueryPointer(d.conn, d.root).Reply()
 	if err != nil {
 		return fmt.Errorf("x round trip: %w: %w", errdefs.ErrUnavailable, err)
@@ -185,8 +216,12 @@ func sleep(ctx context.Context, dur time.Duration, what string) error {
 	}
 }
 
-// fake sends one XTEST event without waiting for it.
+// fake queues one XTEST event; sync sends it.
 func (d *Device) fake(typ byte, detail byte, x, y int16) {
+	if d.raw != nil {
+		d.raw.FakeInput(d.xtest, typ, detail, uint32(d.root), x, y)
+		return
+	}
 	xtest.FakeInput(d.conn, typ, detail, 0, d.root, x, y, 0)
 }
 

@@ -175,7 +175,8 @@ func (d *Device) bindSyms(syms []keysym.Keysym, burst uint64) (int, error) {
 		xproto.ChangeKeyboardMapping(d.conn, byte(j-i), changes[i].code, 2, syms)
 		i = j
 	}
-	return n, d.sync()
+	// The new mapping must be in force before the events that use it, which travel on another connection.
+	return n, d.syncX()
 }
 
 // take returns a spare keycode for a new binding: a free one first, else the least recently used bound one
@@ -243,7 +244,7 @@ func (d *Device) scheduleRestore() {
 			return
 		}
 		d.restoreSpares()
-		if err := d.sync(); err != nil {
+		if err := d.syncX(); err != nil {
 			d.log.Warn("restore spare keycodes", "err", err)
 		}
 	})
