@@ -152,6 +152,7 @@ func BenchmarkAuditedMutations(b *testing.B) {
 		if n := obs.n.Load(); n > 0 {
 			b.ReportMetric(float64(obs.recs.Load())/float64(n), "records/fsync")
 			b.ReportMetric(float64(obs.ns.Load())/float64(n)/1e6, "fsync-ms")
+			b.ReportMetric(float64(obs.max.Load())/1e6, "fsync-max-ms")
 		}
 	}
 }
@@ -201,5 +202,6 @@ func BenchmarkAuditedMutationsRate5k(b *testing.B) {
 	if n := obs.n.Load(); n > 0 {
 		b.ReportMetric(float64(obs.recs.Load())/float64(n), "records/fsync")
 		b.ReportMetric(float64(obs.ns.Load())/float64(n)/1e6, "fsync-ms")
+		b.ReportMetric(float64(obs.max.Load())/1e6, "fsync-max-ms")
 	}
 }
