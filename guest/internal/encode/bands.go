@@ -8,16 +8,14 @@ import (
 )
 
 // Images are cut into horizontal bands that are encoded independently, on every CPU, and joined: PNG bands
-// are deflate segments ended by a sync flush, JPEG bands are stripes joined with restart markers. A Cache
-// keeps each band's encoded form with the pixels it came from, so the next frame re-encodes only the bands
-// whose pixels changed: after a click or a few typed characters, most of a screen is byte for byte the same.
+// are deflate segments ended by a sync flush, JPEG bands are MCU rows between restart markers. A Cache keeps
+// each band's encoded form with the pixels it came from, so the next frame re-encodes only the bands whose
+// pixels changed: after a click or a few typed characters, most of a screen is byte for byte the same.
+// JPEG bands are one row of 4:2:0 MCUs (mcuSize), the restart interval.
 const (
 	// pngBandRows is the height of a PNG band: small enough that a local change re-encodes little, large
-	// enough that a band's sync flush (5 bytes) and fresh deflate window cost nothing measurable.
-	pngBandRows = 32
-	// jpegBandRows is the height of a JPEG stripe when a Cache is kept: a multiple of the MCU height. Each
-	// stripe costs a libjpeg setup, so it is larger than a PNG band.
-	jpegBandRows = 64
+	// enough that a band's sync flush (5 bytes) and fresh deflate window cost little.
+	pngBandRows = 16
 )
 
 // Cache keeps, for one stream of captures (same size, pixel layout, format and quality), the pixels of the
@@ -29,8 +27,22 @@ type Cache struct {
 	key   cacheKey
 	prev  []byte // the previous frame, 4*width bytes per row
 	parts []part
+	// jpegHeader is the headers of the JPEG rows in parts.
+	jpegHeader jpegHeader
+	// tag is the Hint.Tag of the frame in prev, when tagged.
+	tag    uint64
+	tagged bool
 	// reused counts the bands the last encode took from the cache.
 	reused, bands int
+}
+
+// Hint tells a Cache which rows may differ from the frame it holds, so the others are reused without being
+// compared. Changed(since, y0, y1) reports false only when rows y0..y1 are known to be the same as in the frame
+// tagged since; Tag is the tag of the frame being encoded (the screen's damage sequence). The zero Hint knows
+// nothing: every band is compared.
+type Hint struct {
+	Tag     uint64
+	Changed func(since uint64, y0, y1 int) bool
 }
 
 // cacheKey is what must match for a band to be reused.
@@ -56,13 +68,14 @@ func (c *Cache) Reused() (reused, bands int) {
 	return c.reused, c.bands
 }
 
-// bandFunc encodes rows y0..y1 of p into dst.
-type bandFunc func(p Pixels, y0, y1 int, dst *part) error
+// runFunc encodes the bands of rows y0..y1 of p, a run of consecutive bands, into dst (one part each).
+type runFunc func(p Pixels, y0, y1 int, dst []part) error
 
-// encodeBands cuts p into bands of rows rows and encodes each with fn, on every CPU. With a cache (locked by
-// the caller) a band whose rows equal the cached frame's keeps its cached encoding. The parts returned belong
-// to the cache when there is one: use them before unlocking it.
-func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, fn bandFunc) ([]part, error) {
+// encodeBands cuts p into bands of rows rows, finds those that differ from the cache (all of them without
+// one), and encodes them with fn on every CPU: each band on its own when maxRun is 1, else runs of
+// consecutive changed bands split evenly over the CPUs. The parts returned belong to the cache when there is
+// one (locked by the caller): use them before unlocking it.
+func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, hint Hint, maxRun int, fn runFunc) ([]part, error) {
 	n := (p.Height + rows - 1) / rows
 	var parts []part
 	if c != nil {
@@ -79,8 +92,73 @@ func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, fn bandFunc) ([]par
 	} else {
 		parts = make([]part, n)
 	}
-	errs := make([]error, n)
-	var reused atomic.Int32
+	band := func(i int) (int, int) { return i * rows, min((i+1)*rows, p.Height) }
+	dirty := make([]bool, n)
+	known := c != nil && c.tagged && hint.Changed != nil
+	parallel(n, func(i int) {
+		y0, y1 := band(i)
+		switch {
+		case c == nil || !parts[i].ok:
+			dirty[i] = true
+		case known && !hint.Changed(c.tag, y0, y1):
+			dirty[i] = false
+		default:
+			dirty[i] = !c.same(p, y0, y1)
+		}
+	})
+	changed := 0
+	for _, d := range dirty {
+		if d {
+			changed++
+		}
+	}
+	per := maxRun
+	if per > 1 {
+		per = max(1, (changed+runtime.NumCPU()-1)/runtime.NumCPU())
+	}
+	var runs [][2]int
+	for i := 0; i < n; {
+		if !dirty[i] {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < n && dirty[j] && j-i < per {
+			j++
+		}
+		runs = append(runs, [2]int{i, j})
+		i = j
+	}
+	errs := make([]error, len(runs))
+	parallel(len(runs), func(r int) {
+		i0, i1 := runs[r][0], runs[r][1]
+		for i := i0; i < i1; i++ {
+			parts[i].ok = false
+		}
+		y0, _ := band(i0)
+		_, y1 := band(i1 - 1)
+		if errs[r] = fn(p, y0, y1, parts[i0:i1]); errs[r] != nil || c == nil {
+			return
+		}
+		c.keep(p, y0, y1)
+		for i := i0; i < i1; i++ {
+			parts[i].ok = true
+		}
+	})
+	if c != nil {
+		c.reused, c.bands = n-changed, n
+		c.tag, c.tagged = hint.Tag, hint.Changed != nil
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return parts, nil
+}
+
+// parallel calls fn(0..n-1) on every CPU, the calling goroutine included, and returns when all are done.
+func parallel(n int, fn func(i int)) {
 	var next atomic.Int32
 	work := func() {
 		for {
@@ -88,24 +166,11 @@ func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, fn bandFunc) ([]par
 			if i >= n {
 				return
 			}
-			y0, y1 := i*rows, min((i+1)*rows, p.Height)
-			if c != nil && parts[i].ok && c.same(p, y0, y1) {
-				reused.Add(1)
-				continue
-			}
-			parts[i].ok = false
-			if errs[i] = fn(p, y0, y1, &parts[i]); errs[i] != nil {
-				continue
-			}
-			if c != nil {
-				c.keep(p, y0, y1)
-				parts[i].ok = true
-			}
+			fn(i)
 		}
 	}
-	workers := min(runtime.NumCPU(), n)
 	var wg sync.WaitGroup
-	for range workers - 1 {
+	for range min(runtime.NumCPU(), n) - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -114,15 +179,6 @@ func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, fn bandFunc) ([]par
 	}
 	work()
 	wg.Wait()
-	if c != nil {
-		c.reused, c.bands = int(reused.Load()), n
-	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return parts, nil
 }
 
 // same reports whether rows y0..y1 of p equal the cached frame's.
@@ -145,7 +201,7 @@ func (c *Cache) keep(p Pixels, y0, y1 int) {
 }
 
 // PNG encodes p as PNG (see PNG) through the cache.
-func (c *Cache) PNG(p Pixels) ([]byte, error) {
+func (c *Cache) PNG(p Pixels, hint Hint) ([]byte, error) {
 	if !p.valid() {
 		return nil, errEmpty
 	}
@@ -153,11 +209,11 @@ func (c *Cache) PNG(p Pixels) ([]byte, error) {
 		return PNG(p)
 	}
 	defer c.mu.Unlock()
-	return encodePNG(p, c)
+	return encodePNG(p, c, hint)
 }
 
 // JPEG encodes p as JPEG (see JPEG) through the cache.
-func (c *Cache) JPEG(p Pixels, quality int) ([]byte, error) {
+func (c *Cache) JPEG(p Pixels, quality int, hint Hint) ([]byte, error) {
 	if !p.valid() {
 		return nil, errEmpty
 	}
@@ -166,5 +222,5 @@ func (c *Cache) JPEG(p Pixels, quality int) ([]byte, error) {
 		return encodeJPEG(p, quality)
 	}
 	defer c.mu.Unlock()
-	return encodeJPEGBands(p, quality, c)
+	return encodeJPEGRows(p, quality, c, hint)
 }

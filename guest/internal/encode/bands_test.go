@@ -26,9 +26,9 @@ var encoders = []struct {
 	fresh  func(p Pixels) ([]byte, error)
 	rows   int
 }{
-	{"png", (*Cache).PNG, PNG, pngBandRows},
-	{"jpeg", func(c *Cache, p Pixels) ([]byte, error) { return c.JPEG(p, 80) },
-		func(p Pixels) ([]byte, error) { return encodeJPEGBands(p, 80, nil) }, jpegBandRows},
+	{"png", func(c *Cache, p Pixels) ([]byte, error) { return c.PNG(p, Hint{}) }, PNG, pngBandRows},
+	{"jpeg", func(c *Cache, p Pixels) ([]byte, error) { return c.JPEG(p, 80, Hint{}) },
+		func(p Pixels) ([]byte, error) { return encodeJPEGRows(p, 80, nil, Hint{}) }, mcuSize},
 }
 
 // TestCacheMatchesFreshEncode changes a frame step by step (a small square, a band boundary, a whole
@@ -109,14 +109,14 @@ func TestCacheQualityIsPartOfTheKey(t *testing.T) {
 	}
 	var c Cache
 	p := FromRGBA(testImage(160, 200, 3))
-	if _, err := c.JPEG(p, 80); err != nil {
+	if _, err := c.JPEG(p, 80, Hint{}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.JPEG(p, 30)
+	got, err := c.JPEG(p, 30, Hint{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := encodeJPEGBands(p, 30, nil)
+	want, _ := encodeJPEGRows(p, 30, nil, Hint{})
 	if !bytes.Equal(got, want) {
 		t.Error("quality 30 through a cache filled at quality 80 differs from a fresh quality 30 encode")
 	}
@@ -150,5 +150,69 @@ func BenchmarkCache(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestCacheHint checks how a Cache uses a Hint: it asks with the tag of the frame it holds, trusts a band the
+// hint rules out without comparing it (shown by a hint that lies), and compares everything when the frame it
+// holds came without a hint.
+func TestCacheHint(t *testing.T) {
+	for _, enc := range encoders {
+		if enc.name == "jpeg" && !stripedJPEG {
+			continue
+		}
+		t.Run(enc.name, func(t *testing.T) {
+			img := testImage(64, 96, 1)
+			encode := func(c *Cache, h Hint) []byte {
+				t.Helper()
+				var b []byte
+				var err error
+				if enc.name == "png" {
+					b, err = c.PNG(FromRGBA(img), h)
+				} else {
+					b, err = c.JPEG(FromRGBA(img), 80, h)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}
+			var sinces []uint64
+			// firstBand says the first band changed, and nothing else.
+			firstBand := func(since uint64, y0, y1 int) bool { sinces = append(sinces, since); return y0 < enc.rows }
+			nothing := func(since uint64, y0, y1 int) bool { return false }
+
+			var c Cache
+			encode(&c, Hint{Tag: 7, Changed: firstBand}) // first frame: every band encoded, tag 7 kept
+			if len(sinces) != 0 {
+				t.Errorf("the hint was asked %v with nothing cached", sinces)
+			}
+			paint(img, 0, 0, 4, 4, [3]byte{9, 9, 9})
+			got := encode(&c, Hint{Tag: 9, Changed: firstBand})
+			if want, _ := enc.fresh(FromRGBA(img)); !bytes.Equal(got, want) {
+				t.Error("a change inside the hinted band: output differs from a fresh encode")
+			}
+			if len(sinces) == 0 || sinces[0] != 7 {
+				t.Errorf("the hint was asked since %v, want 7 (the cached frame's tag)", sinces)
+			}
+			if reused, n := c.Reused(); reused != n-1 {
+				t.Errorf("reused %d of %d bands, want all but the first", reused, n)
+			}
+
+			// A change the hint rules out is not looked for: the band comes from the cache.
+			before := encode(&c, Hint{Tag: 10, Changed: nothing})
+			paint(img, 0, 90, 4, 4, [3]byte{200, 0, 0})
+			if got := encode(&c, Hint{Tag: 11, Changed: nothing}); !bytes.Equal(got, before) {
+				t.Error("a band the hint ruled out was encoded again")
+			}
+			// After a frame without a hint the cache's frame has no tag: everything is compared.
+			paint(img, 0, 0, 4, 4, [3]byte{1, 1, 1})
+			encode(&c, Hint{})
+			paint(img, 0, 90, 4, 4, [3]byte{0, 200, 0})
+			got = encode(&c, Hint{Tag: 12, Changed: nothing})
+			if want, _ := enc.fresh(FromRGBA(img)); !bytes.Equal(got, want) {
+				t.Error("an untagged cache trusted the hint")
+			}
+		})
 	}
 }

@@ -30,6 +30,7 @@ static void gb_output_message(j_common_ptr cinfo) {}
 // free the first); on failure it returns -1 and msg holds libjpeg's message.
 static int gb_encode(const unsigned char *pix, int width, int height, int stride, int quality, int bgrx,
                      unsigned char **out, unsigned long *outlen, char *msg, size_t msglen) {
+	// A restart marker after every MCU row: see splice.go.
 	struct jpeg_compress_struct cinfo;
 	struct gb_err jerr;
 	cinfo.err = jpeg_std_error(&jerr.pub);
@@ -54,6 +55,7 @@ static int gb_encode(const unsigned char *pix, int width, int height, int stride
 	cinfo.comp_info[0].v_samp_factor = 2;
 	cinfo.optimize_coding = FALSE;
 	cinfo.dct_method = JDCT_ISLOW;
+	cinfo.restart_in_rows = 1;
 	jpeg_start_compress(&cinfo, TRUE);
 	while (cinfo.next_scanline < cinfo.image_height) {
 		JSAMPROW rows[16];
@@ -72,9 +74,7 @@ static int gb_encode(const unsigned char *pix, int width, int height, int stride
 import "C"
 
 import (
-	"bytes"
 	"fmt"
-	"runtime"
 	"sync"
 	"unsafe"
 )
@@ -82,65 +82,55 @@ import (
 // JPEGEncoder names the JPEG implementation compiled in.
 const JPEGEncoder = "libjpeg-turbo"
 
-// stripedJPEG says whether JPEGs are encoded in stripes (which a Cache can reuse).
+// stripedJPEG says whether JPEGs are encoded in bands (which a Cache can reuse).
 const stripedJPEG = true
 
-// encodeJPEGBands encodes stripes of jpegBandRows rows through the cache and splices them.
-func encodeJPEGBands(p Pixels, quality int, c *Cache) ([]byte, error) {
+// encodeJPEG encodes p in runs of MCU rows on every CPU and joins them (see splice.go).
+func encodeJPEG(p Pixels, quality int) ([]byte, error) {
+	return encodeJPEGRows(p, quality, nil, Hint{})
+}
+
+// encodeJPEGRows encodes the MCU rows of p that changed since the frame in c (every row without a cache), in
+// runs split evenly over the CPUs, and joins every row's entropy-coded bytes.
+func encodeJPEGRows(p Pixels, quality int, c *Cache, hint Hint) ([]byte, error) {
 	key := cacheKey{jpeg: true, quality: quality, w: p.Width, h: p.Height, layout: p.Layout}
-	parts, err := encodeBands(p, jpegBandRows, c, key, func(p Pixels, y0, y1 int, dst *part) error {
+	var header jpegHeader
+	if c != nil && c.key == key {
+		header = c.jpegHeader
+	}
+	var mu sync.Mutex
+	n := (p.Height + mcuSize - 1) / mcuSize
+	parts, err := encodeBands(p, mcuSize, c, key, hint, n, func(p Pixels, y0, y1 int, dst []part) error {
 		sub := p
 		sub.Pix = p.Pix[y0*p.Stride:]
 		sub.Height = y1 - y0
-		var err error
-		dst.data, err = encodeStripe(sub, quality)
-		return err
+		b, err := encodeStripe(sub, quality)
+		if err != nil {
+			return err
+		}
+		h, segs, err := splitRows(b, len(dst))
+		if err != nil {
+			return fmt.Errorf("jpeg rows %d..%d: %w", y0, y1, err)
+		}
+		for i := range dst {
+			dst[i].data = segs[i]
+		}
+		mu.Lock()
+		header = h
+		mu.Unlock()
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(parts) == 1 {
-		return bytes.Clone(parts[0].data), nil
+	if c != nil {
+		c.jpegHeader = header
 	}
-	stripes := make([][]byte, len(parts))
+	segs := make([][]byte, len(parts))
 	for i := range parts {
-		stripes[i] = parts[i].data
+		segs[i] = parts[i].data
 	}
-	return splice(stripes, p.Height, mcusPerRow(p.Width)*jpegBandRows/mcuSize)
-}
-
-// encodeJPEG encodes horizontal stripes on all CPUs and splices them (see splice).
-func encodeJPEG(p Pixels, quality int) ([]byte, error) {
-	rows := stripeRows(p.Width, p.Height, runtime.NumCPU())
-	n := (p.Height + rows - 1) / rows
-	parts := make([][]byte, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		y0 := i * rows
-		sub := p
-		sub.Pix = p.Pix[y0*p.Stride:]
-		sub.Height = min(rows, p.Height-y0)
-		if n == 1 {
-			parts[i], errs[i] = encodeStripe(sub, quality)
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[i], errs[i] = encodeStripe(sub, quality)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	if n == 1 {
-		return parts[0], nil
-	}
-	return splice(parts, p.Height, mcusPerRow(p.Width)*rows/mcuSize)
+	return joinRows(header, p.Height, segs), nil
 }
 
 // encodeStripe encodes p as one JPEG with libjpeg-turbo.

@@ -13,8 +13,10 @@ const JPEGEncoder = "image/jpeg"
 // stripedJPEG says whether JPEGs are encoded in stripes (which a Cache can reuse); image/jpeg cannot.
 const stripedJPEG = false
 
-// encodeJPEGBands is never called without stripes.
-func encodeJPEGBands(p Pixels, quality int, _ *Cache) ([]byte, error) { return encodeJPEG(p, quality) }
+// encodeJPEGRows is never called without stripes.
+func encodeJPEGRows(p Pixels, quality int, _ *Cache, _ Hint) ([]byte, error) {
+	return encodeJPEG(p, quality)
+}
 
 func encodeJPEG(p Pixels, quality int) ([]byte, error) {
 	var buf bytes.Buffer

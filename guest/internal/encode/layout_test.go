@@ -40,34 +40,11 @@ func TestPNGFromBGRXBitExact(t *testing.T) {
 	}
 }
 
-func TestStripeRows(t *testing.T) {
-	tests := []struct {
-		w, h, n, want int
-	}{
-		{1280, 800, 2, 400},
-		{1280, 800, 1, 800},   // one worker: no split
-		{1280, 200, 2, 200},   // too small to split
-		{1280, 801, 2, 416},   // rounded up to the MCU height
-		{1920, 1080, 4, 272},  // 1080/4 = 270 -> 272
-		{1280, 4000, 2, 2000}, // fits the restart interval (80 MCUs * 125 rows)
-		{32767, 2000, 2, 496}, // 2048 MCUs per row: at most 31 MCU rows per interval
-	}
-	for _, tc := range tests {
-		got := stripeRows(tc.w, tc.h, tc.n)
-		if got != tc.want {
-			t.Errorf("stripeRows(%d, %d, %d) = %d, want %d", tc.w, tc.h, tc.n, got, tc.want)
-		}
-		if got != tc.h && (got%mcuSize != 0 || mcusPerRow(tc.w)*got/mcuSize > maxRestartInterval) {
-			t.Errorf("stripeRows(%d, %d, %d) = %d: not a valid stripe height", tc.w, tc.h, tc.n, got)
-		}
-	}
-}
-
-func TestScanJPEGRefusesGarbage(t *testing.T) {
+func TestSplitRowsRefusesGarbage(t *testing.T) {
 	for _, b := range [][]byte{nil, {0xff, 0xd8}, {0xff, 0xd8, 0xff, 0xd9}, []byte("not a jpeg at all"),
 		{0xff, 0xd8, 0xff, 0xc0, 0, 1, 0xff, 0xd9}, {0xff, 0xd8, 0xff, 0xda, 0, 2, 0xff, 0xd9}} {
-		if _, err := scanJPEG(b); err == nil {
-			t.Errorf("scanJPEG(%x): no error", b)
+		if _, _, err := splitRows(b, 1); err == nil {
+			t.Errorf("splitRows(%x): no error", b)
 		}
 	}
 }

@@ -17,32 +17,54 @@ import (
 	"glovebox.dev/shared/testenv"
 )
 
-// TestJPEGStripedDecodes encodes images split into many stripes (up to more than eight, so the restart
-// markers wrap), from both layouts, and checks the result with image/jpeg and with ImageMagick.
-func TestJPEGStripedDecodes(t *testing.T) {
-	for _, tc := range []struct{ w, h, workers int }{{203, 300, 2}, {640, 1300, 9}, {1280, 800, 2}, {97, 2050, 16}} {
+// TestJPEGRowsJoin encodes images in runs of MCU rows cut in several ways (one run, even splits, single
+// rows, uneven runs, more than eight rows so the restart markers wrap), from both layouts, and checks that the
+// joined result is byte for byte what one libjpeg call writes for the whole image, and that image/jpeg and
+// ImageMagick decode it.
+func TestJPEGRowsJoin(t *testing.T) {
+	for _, tc := range []struct {
+		w, h int
+		runs []int // MCU rows per run, in order; the last run takes the rest
+	}{
+		{203, 300, []int{19}},
+		{640, 1300, []int{40, 41}},
+		{1280, 800, []int{1, 1, 1, 10, 2}},
+		{97, 2050, []int{3, 100, 7}},
+		{16, 16, []int{1}},
+		{17, 17, []int{1}},
+	} {
 		src := testImage(tc.w, tc.h, 5)
 		for _, p := range []Pixels{FromRGBA(src), toBGRX(src, 8)} {
-			name := fmt.Sprintf("%dx%d/%d stripes/layout %d", tc.w, tc.h, tc.workers, p.Layout)
-			rows := stripeRows(p.Width, p.Height, tc.workers)
-			var parts [][]byte
-			for y := 0; y < p.Height; y += rows {
+			name := fmt.Sprintf("%dx%d/runs %v/layout %d", tc.w, tc.h, tc.runs, p.Layout)
+			rows := (p.Height + mcuSize - 1) / mcuSize
+			var header jpegHeader
+			var segs [][]byte
+			for i, r := 0, 0; r < rows; i++ {
+				n := rows - r
+				if i < len(tc.runs) {
+					n = min(tc.runs[i], n)
+				}
 				sub := p
-				sub.Pix = p.Pix[y*p.Stride:]
-				sub.Height = min(rows, p.Height-y)
+				sub.Pix = p.Pix[r*mcuSize*p.Stride:]
+				sub.Height = min(n*mcuSize, p.Height-r*mcuSize)
 				b, err := encodeStripe(sub, 80)
 				if err != nil {
 					t.Fatal(err)
 				}
-				parts = append(parts, b)
+				h, s, err := splitRows(b, n)
+				if err != nil {
+					t.Fatalf("%s: run at row %d: %v", name, r, err)
+				}
+				header, segs = h, append(segs, s...)
+				r += n
 			}
-			data, err := splice(parts, p.Height, mcusPerRow(p.Width)*rows/mcuSize)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
+			data := joinRows(header, p.Height, segs)
 			whole, err := encodeStripe(p, 80)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !bytes.Equal(data, whole) {
+				t.Errorf("%s: joined rows (%d bytes) differ from one encode (%d bytes)", name, len(data), len(whole))
 			}
 			checkJPEG(t, name, data, whole)
 		}
@@ -57,13 +79,15 @@ func TestJPEGStripedDecodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !bytes.Equal(data, whole) {
+		t.Error("JPEG 1280x800: differs from one encode of the whole image")
+	}
 	checkJPEG(t, "JPEG 1280x800", data, whole)
 }
 
-// checkJPEG checks a spliced JPEG against the same image encoded in one piece: the DCT coefficients are the
-// same (stripes are cut at MCU rows, chroma is subsampled within each 2x2 block), so image/jpeg and
-// ImageMagick (libjpeg) must decode both to identical pixels. ImageMagick's identify and convert also refuse
-// a broken restart marker sequence (-regard-warnings).
+// checkJPEG checks a joined JPEG against the same image encoded in one piece: image/jpeg and ImageMagick
+// (libjpeg) must decode both to identical pixels. ImageMagick's identify and convert also refuse a broken
+// restart marker sequence (-regard-warnings).
 func checkJPEG(t *testing.T, name string, data, whole []byte) {
 	t.Helper()
 	m, err := jpeg.Decode(bytes.NewReader(data))
