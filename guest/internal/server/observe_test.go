@@ -194,6 +194,44 @@ func TestObserveDesktop(t *testing.T) {
 		e.paint.recolor(t, sq, squareRGB)
 	})
 
+	// Captures after the first with the same options go through the band cache, which re-encodes only the
+	// bands damaged since: after each change, the whole image must still match what import reads.
+	t.Run("successive changes match import", func(t *testing.T) {
+		small := e.paint.square(t, 400, 500, 8, 8, 0xff00ff)
+		region := &agentv1.ScreenshotOptions{Region: &agentv1.Rect{X: 380, Y: 470, Width: 300, Height: 90}}
+		steps := []struct {
+			name   string
+			change func()
+		}{
+			{"first", func() {}},
+			{"moved inside a band", func() { e.paint.move(t, small, 420, 500) }},
+			{"moved across bands", func() { e.paint.move(t, small, 430, 509) }},
+			{"big square recoloured", func() { e.paint.recolor(t, sq, 0x2040c0) }},
+			{"two changes far apart", func() { e.paint.move(t, small, 1200, 790); e.paint.recolor(t, sq, squareRGB) }},
+			{"back into the region", func() { e.paint.move(t, small, 600, 550) }},
+		}
+		for _, st := range steps {
+			st.change()
+			ref := e.importRoot(t)
+			for _, opts := range []*agentv1.ScreenshotOptions{png80, region} {
+				m := decode(t, e.capture(t, opts).Image)
+				rg := opts.GetRegion()
+				b := m.Bounds()
+				bad := 0
+				for y := 0; y < b.Dy(); y++ {
+					for x := 0; x < b.Dx(); x++ {
+						if at(m, x, y) != at(ref, x+int(rg.GetX()), y+int(rg.GetY())) {
+							bad++
+						}
+					}
+				}
+				if bad > 0 {
+					t.Errorf("%s, region %v: %d pixels differ from import", st.name, rg, bad)
+				}
+			}
+		}
+	})
+
 	t.Run("watch", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()

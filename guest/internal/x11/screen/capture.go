@@ -100,7 +100,7 @@ func (s *Screen) Capture(ctx context.Context, opts *agentv1.ScreenshotOptions) (
 			enc = new(encode.Cache)
 		}
 	}
-	img, err := s.render(r, key, cur, enc)
+	img, err := s.render(r, key, cur, enc, seq)
 	if err != nil {
 		return nil, false, 0, err
 	}
@@ -122,16 +122,22 @@ func (s *Screen) Capture(ctx context.Context, opts *agentv1.ScreenshotOptions) (
 
 // render grabs r, draws the cursor, scales and encodes (through enc when not nil). Without cursor and
 // scaling, the encoder reads the captured pixels where the X server put them (the shared memory segment),
-// with no conversion or copy.
-func (s *Screen) render(r image.Rectangle, key frameKey, cur *xfixes.GetCursorImageReply, enc *encode.Cache) (*agentv1.Image, error) {
+// with no conversion or copy, and the damage recorded since the cached frame's seq tells enc which bands to
+// look at. seq is the frame sequence read before the grab.
+func (s *Screen) render(r image.Rectangle, key frameKey, cur *xfixes.GetCursorImageReply, enc *encode.Cache, seq uint64) (*agentv1.Image, error) {
 	w, h, scale := scaledSize(r.Dx(), r.Dy(), int(key.maxEdge))
 	var data []byte
+	// The damage hint is for the pixels as captured: with a cursor drawn in or scaling, the cache compares.
+	var hint encode.Hint
+	if enc != nil && cur == nil && scale == 1 {
+		hint = encode.Hint{Tag: seq, Changed: s.changedSince(r)}
+	}
 	encodeFrame := func(p encode.Pixels) error {
 		var err error
 		if key.format == agentv1.ImageFormat_IMAGE_FORMAT_JPEG {
-			data, err = enc.JPEG(p, int(key.quality))
+			data, err = enc.JPEG(p, int(key.quality), hint)
 		} else {
-			data, err = enc.PNG(p)
+			data, err = enc.PNG(p, hint)
 		}
 		if err != nil {
 			return fmt.Errorf("encode: %w", err)

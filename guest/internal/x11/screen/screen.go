@@ -8,7 +8,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"image"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -53,8 +55,11 @@ type Screen struct {
 
 	grab *grabber
 
-	mu       sync.Mutex
-	seq      uint64    // bumped by each damage notification
+	mu  sync.Mutex
+	seq uint64 // bumped by each damage notification
+	// bandSeq holds, for each band of bandRows screen rows, the seq of the last damage notification that
+	// touched it.
+	bandSeq  []uint64
 	lastDmg  time.Time // when the last damage notification arrived
 	sent     uint32    // last marker sent
 	seen     uint32    // last marker the event loop saw
@@ -108,7 +113,9 @@ func (s *Screen) init() error {
 	if err != nil {
 		return err
 	}
-	if err := damage.CreateChecked(s.conn, dmg, xproto.Drawable(s.root), damage.ReportLevelNonEmpty).Check(); err != nil {
+	// Delta rectangles: a notification for each area added to the damage region, which is emptied after each
+	// burst, so every change is notified with where it happened.
+	if err := damage.CreateChecked(s.conn, dmg, xproto.Drawable(s.root), damage.ReportLevelDeltaRectangles).Check(); err != nil {
 		return fmt.Errorf("damage on root: %w", err)
 	}
 	s.damage = dmg
@@ -226,9 +233,12 @@ func (s *Screen) loop() {
 		}
 		switch e := ev.(type) {
 		case damage.NotifyEvent:
-			damage.Subtract(s.conn, s.damage, 0, 0)
+			if e.Level&damageNotifyMore == 0 {
+				damage.Subtract(s.conn, s.damage, 0, 0)
+			}
 			s.mu.Lock()
 			s.seq++
+			s.markLocked(int(e.Area.Y), int(e.Area.Y)+int(e.Area.Height))
 			s.lastDmg = time.Now()
 			s.notifyLocked()
 			s.mu.Unlock()
@@ -240,6 +250,43 @@ func (s *Screen) loop() {
 				s.mu.Unlock()
 			}
 		}
+	}
+}
+
+// damageNotifyMore is set in a notification's level when more notifications for the same change follow.
+const damageNotifyMore = 0x80
+
+// bandRows is the height of the bands whose damage is tracked: the encoders' smallest band.
+const bandRows = 16
+
+// markLocked records damage to screen rows y0..y1 at the current seq; s.mu is held.
+func (s *Screen) markLocked(y0, y1 int) {
+	if s.bandSeq == nil {
+		s.bandSeq = make([]uint64, (s.height+bandRows-1)/bandRows)
+	}
+	b0, b1 := max(y0, 0)/bandRows, (min(y1, s.height)-1)/bandRows
+	for b := b0; b <= b1 && b < len(s.bandSeq); b++ {
+		s.bandSeq[b] = s.seq
+	}
+}
+
+// changedSince returns a function telling whether rows y0..y1 of region r may have changed since the frame
+// sequence since, from the damage recorded so far.
+func (s *Screen) changedSince(r image.Rectangle) func(since uint64, y0, y1 int) bool {
+	s.mu.Lock()
+	bands := slices.Clone(s.bandSeq)
+	s.mu.Unlock()
+	return func(since uint64, y0, y1 int) bool {
+		if bands == nil {
+			return false // no damage at all since the screen was opened
+		}
+		b0, b1 := (r.Min.Y+y0)/bandRows, (r.Min.Y+y1-1)/bandRows
+		for b := b0; b <= b1; b++ {
+			if b < 0 || b >= len(bands) || bands[b] > since {
+				return true
+			}
+		}
+		return false
 	}
 }
 
