@@ -15,7 +15,7 @@ go test -run '^$' -bench "${1:-.}" -benchtime "${BENCHTIME:-2s}" -count 1 -timeo
   ./host/internal/audit/ ./host/internal/broker/ ./tests/broker/ 2>&1 | tee "$out"
 
 echo
-echo "== ratios (peer time / glovebox time; higher is better for glovebox)"
+echo "== ratios (peer time / glovebox time; higher is better for glovebox), of the means and of the medians"
 awk '
   /^Benchmark/ {
     name=$1; sub(/-[0-9]+$/, "", name)              # strip GOMAXPROCS suffix
@@ -29,11 +29,13 @@ awk '
     key=base "/" cse
     if (who=="direct") { direct[key]=ns; directp50[key]=p50; next }
     if (who=="broker") { viabroker[key]=ns; brokerp50[key]=p50; next }
-    if (who=="glovebox") { ours[key]=ns; ourp50[key]=p50 } else { peer[key]=ns; peername[key]=who }
+    if (who=="glovebox") { ours[key]=ns; ourp50[key]=p50 } else { peer[key]=ns; peername[key]=who; peerp50[key]=p50 }
   }
   END {
     for (k in ours) if (k in peer) {
-      printf "%-40s glovebox %9.3f ms  %-8s %9.3f ms  ratio %6.1fx%s\n", k, ours[k]/1e6, peername[k], peer[k]/1e6, peer[k]/ours[k], (ourp50[k]!="" ? "  (glovebox p50 " ourp50[k] " ms)" : "")
+      p50r=""
+      if (ourp50[k]!="" && peerp50[k]!="" && ourp50[k]>0) p50r=sprintf("  p50 %.3f vs %.3f ms, ratio %.1fx", ourp50[k], peerp50[k], peerp50[k]/ourp50[k])
+      printf "%-50s mean glovebox %9.3f ms  %-8s %9.3f ms  ratio %6.1fx%s\n", k, ours[k]/1e6, peername[k], peer[k]/1e6, peer[k]/ours[k], p50r
     }
     for (k in ours) if (!(k in peer)) printf "%-40s glovebox %9.3f ms%s\n", k, ours[k]/1e6, (ourp50[k]!="" ? "  (p50 " ourp50[k] " ms)" : "")
     for (k in viabroker) if (k in direct) {
