@@ -1,9 +1,10 @@
 #!/bin/sh
-# Runs as PID 1 inside the test guest's overlay root (the host's / read-only under a tmpfs), after init.sh
-# created the desktop user and started glovebox-agent (virtio-serial port org.glovebox.agent.0 and vsock
-# port 7005 allowing CID 1, restarted when it exits): starts Xvfb, a second agent on vsock port 7006 with the
-# default CID check (for the in-guest vsock test), openbox and the test apps, and a root shell on the port
-# org.glovebox.test.ctl for the QEMU test. Timing markers go to the serial console.
+# Runs as PID 1 inside the test guest's root (a tmpfs with the host's top-level directories as read-only
+# overlays), after init.sh created the desktop user and started glovebox-agent (virtio-serial port
+# org.glovebox.agent.0 and vsock port 7005 allowing CID 1, restarted when it exits) and Xvfb :0: paints the
+# root, starts openbox and the test apps, a second agent on vsock port 7006 with the default CID check (for
+# the in-guest vsock test), and a root shell on the port org.glovebox.test.ctl for the QEMU test. Timing
+# markers go to the serial console.
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,10 +23,7 @@ user=gbdesk uid=4242
 bus=unix:path=/run/user/$uid/bus
 asuser() { HOME=/home/$user USER=$user DISPLAY=:0 XDG_RUNTIME_DIR=/run/user/$uid DBUS_SESSION_BUS_ADDRESS=$bus exec /run/gb/asuser $uid "$@"; }
 
-# The agent's log (init.sh started it before /shared was mounted), for the test to show when it fails.
-tail -n +1 -F /run/agent.log >> /shared/agent.log 2>/dev/null &
-
-asuser Xvfb :0 -screen 0 1280x800x24 -nolisten tcp -noreset -extension GLX > /tmp/xvfb.log 2>&1 &
+# Xvfb (init.sh started it) creates its socket early in its start.
 while [ ! -S /tmp/.X11-unix/X0 ]; do sleep 0.02; done
 mark xvfb
 # The root painted first and alone: xsetroot returns once the server (still initialising when its socket
@@ -34,6 +32,8 @@ mark xvfb
 # screenshot.
 (asuser xsetroot -solid "#ff00ff")
 mark root-painted
+# The agent's log (init.sh started it before /shared was mounted), for the test to show when it fails.
+tail -n +1 -F /run/agent.log >> /shared/agent.log 2>/dev/null &
 
 asuser openbox > /tmp/openbox.log 2>&1 &
 # The apps whose own output the test reads back from /shared: what xterm's cat receives, and xev's events.

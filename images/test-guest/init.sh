@@ -28,10 +28,10 @@ while read -r m; do
 	*) coremods="$coremods $m" ;;
 	esac
 done < /modules/order
-load $coremods
-# Warm-up: the agent's Go start (runtime and package initialisation, ~0.5-1 s under TCG) once on the idle
-# vCPU while the modules load; TCG keeps the translated code, so the real start below is shorter.
+# Warm-up: the agent's Go start (runtime and package initialisation, ~0.5-1 s under TCG) once on the other
+# vCPU while the modules load; TCG keeps the code it translated, so the real start below is shorter.
 [ "${gb_warm:-1}" = 1 ] && /gb/glovebox-agent -version > /dev/null 2>&1 &
+load $coremods
 load $agentmods &
 agentpid=$!
 load $rootmods &
@@ -86,6 +86,10 @@ echo "$user:x:$uid:" >> /newroot/etc/group
 mkdir -p /newroot/home/$user
 chown $uid:$uid /newroot/home/$user
 mark root
+# Xvfb, the first of the desktop, as the desktop user, before the shared directory and the checkout are
+# mounted: desktop.sh waits for its socket.
+env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/home/$user USER=$user XDG_RUNTIME_DIR=/run/user/$uid \
+	chroot /newroot /run/gb/asuser $uid Xvfb :0 -screen 0 1280x800x24 -nolisten tcp -noreset -extension GLX > /newroot/tmp/xvfb.log 2>&1 &
 
 # What the agent does not need: the shared directory and the checkout (desktop.sh and the test programs).
 mkdir -p /newroot/shared

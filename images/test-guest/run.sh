@@ -21,9 +21,12 @@ chmod 0777 "$dir/shared"
 echo "run.sh: agent port serial+unix://$dir/agent.sock, ctl $dir/ctl.sock, shared $dir/shared" >&2
 # Kernel options that shorten the boot under TCG (measured with initcall_debug): no W+X page check, no TSC and
 # timer checks, expedited RCU grace periods (module loading waits for them), and no initcalls the guest does
-# not need that cost 50-300 ms each (KDF self-test, kprobe tracing, zswap, encrypted keys).
+# not need that cost 50-300 ms each (KDF self-test, kprobe tracing, zswap, encrypted keys) or 5-70 ms each
+# (block tracing, the compaction daemon, the kernel's X.509 certificates (the modules are unsigned), the PS/2
+# controller, MSR devices, clock debugfs, ACPI thermal zones, IMA, the Intel sideband).
 fast="${GB_APPEND:-} rodata=off tsc=reliable no_timer_check rcupdate.rcu_expedited=1"
-fast+=" initcall_blacklist=crypto_kdf108_init,init_kprobe_trace,init_zswap,init_encrypted"
+fast+=" initcall_blacklist=crypto_kdf108_init,init_kprobe_trace,init_zswap,init_encrypted,init_blk_tracer,kcompactd_init"
+fast+=",load_system_certificate_list,i8042_init,msr_init,clk_debug_init,acpi_thermal_init,init_ima,iosf_mbi_init"
 echo "GLOVEBOX-MARK qemu-start $(date +%s.%N)" >&2
 exec qemu-system-x86_64 \
 	-machine q35,accel="${GB_ACCEL:-tcg}" -cpu max -smp 2 -m 1536 \
