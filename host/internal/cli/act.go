@@ -41,57 +41,26 @@ var actVerbs = map[string]actVerb{
 		var mods listFlag
 		fs.Var(&mods, "mod", "modifier (repeatable)")
 		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
-			at, err := parseOptionalPoint(actCmd, pos)
-			if err != nil {
-				return nil, err
-			}
-			b, err := parseButton(actCmd, *button)
+			at, b, err := parseButtonAt(pos, *button)
 			if err != nil {
 				return nil, err
 			}
 			return &agentv1.ActRequest{Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{At: at, Button: b, Count: int32(*count), Modifiers: mods}}}, nil
 		}
 	},
-	"move": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
-		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
-			if err := wantArgs(actCmd, pos, 2, "X Y"); err != nil {
-				return nil, err
-			}
-			to, err := parseOptionalPoint(actCmd, pos)
-			if err != nil {
-				return nil, err
-			}
-			return &agentv1.ActRequest{Action: &agentv1.ActRequest_MouseMove{MouseMove: &agentv1.MouseMove{To: to}}}, nil
+	"move": argsVerb(2, "X Y", func(pos []string) (*agentv1.ActRequest, error) {
+		to, err := parseOptionalPoint(actCmd, pos)
+		if err != nil {
+			return nil, err
 		}
-	},
-	"down": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
-		button := fs.String("button", "", "mouse button")
-		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
-			at, err := parseOptionalPoint(actCmd, pos)
-			if err != nil {
-				return nil, err
-			}
-			b, err := parseButton(actCmd, *button)
-			if err != nil {
-				return nil, err
-			}
-			return &agentv1.ActRequest{Action: &agentv1.ActRequest_MouseDown{MouseDown: &agentv1.MouseDown{At: at, Button: b}}}, nil
-		}
-	},
-	"up": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
-		button := fs.String("button", "", "mouse button")
-		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
-			at, err := parseOptionalPoint(actCmd, pos)
-			if err != nil {
-				return nil, err
-			}
-			b, err := parseButton(actCmd, *button)
-			if err != nil {
-				return nil, err
-			}
-			return &agentv1.ActRequest{Action: &agentv1.ActRequest_MouseUp{MouseUp: &agentv1.MouseUp{At: at, Button: b}}}, nil
-		}
-	},
+		return &agentv1.ActRequest{Action: &agentv1.ActRequest_MouseMove{MouseMove: &agentv1.MouseMove{To: to}}}, nil
+	}),
+	"down": buttonVerb(func(at *agentv1.Point, b agentv1.MouseButton) *agentv1.ActRequest {
+		return &agentv1.ActRequest{Action: &agentv1.ActRequest_MouseDown{MouseDown: &agentv1.MouseDown{At: at, Button: b}}}
+	}),
+	"up": buttonVerb(func(at *agentv1.Point, b agentv1.MouseButton) *agentv1.ActRequest {
+		return &agentv1.ActRequest{Action: &agentv1.ActRequest_MouseUp{MouseUp: &agentv1.MouseUp{At: at, Button: b}}}
+	}),
 	"drag": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
 		button := fs.String("button", "", "mouse button")
 		stepDelay := fs.Int("step-delay", 0, "pause after each motion, ms")
@@ -144,34 +113,19 @@ var actVerbs = map[string]actVerb{
 			return &agentv1.ActRequest{Action: &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: pos[0], Repeat: int32(*repeat)}}}, nil
 		}
 	},
-	"keydown": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
-		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
-			if err := wantArgs(actCmd, pos, 1, "COMBO"); err != nil {
-				return nil, err
-			}
-			return &agentv1.ActRequest{Action: &agentv1.ActRequest_KeyDown{KeyDown: &agentv1.KeyDown{Combo: pos[0]}}}, nil
+	"keydown": argsVerb(1, "COMBO", func(pos []string) (*agentv1.ActRequest, error) {
+		return &agentv1.ActRequest{Action: &agentv1.ActRequest_KeyDown{KeyDown: &agentv1.KeyDown{Combo: pos[0]}}}, nil
+	}),
+	"keyup": argsVerb(1, "COMBO", func(pos []string) (*agentv1.ActRequest, error) {
+		return &agentv1.ActRequest{Action: &agentv1.ActRequest_KeyUp{KeyUp: &agentv1.KeyUp{Combo: pos[0]}}}, nil
+	}),
+	"hold": argsVerb(2, "COMBO DURATION", func(pos []string) (*agentv1.ActRequest, error) {
+		ms, err := parseMillis(actCmd, "DURATION", pos[1])
+		if err != nil {
+			return nil, err
 		}
-	},
-	"keyup": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
-		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
-			if err := wantArgs(actCmd, pos, 1, "COMBO"); err != nil {
-				return nil, err
-			}
-			return &agentv1.ActRequest{Action: &agentv1.ActRequest_KeyUp{KeyUp: &agentv1.KeyUp{Combo: pos[0]}}}, nil
-		}
-	},
-	"hold": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
-		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
-			if err := wantArgs(actCmd, pos, 2, "COMBO DURATION"); err != nil {
-				return nil, err
-			}
-			ms, err := parseMillis(actCmd, "DURATION", pos[1])
-			if err != nil {
-				return nil, err
-			}
-			return &agentv1.ActRequest{Action: &agentv1.ActRequest_HoldKey{HoldKey: &agentv1.HoldKey{Combo: pos[0], DurationMs: ms}}}, nil
-		}
-	},
+		return &agentv1.ActRequest{Action: &agentv1.ActRequest_HoldKey{HoldKey: &agentv1.HoldKey{Combo: pos[0], DurationMs: ms}}}, nil
+	}),
 	"type": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
 		fromStdin := fs.Bool("stdin", false, "read the text from standard input")
 		delay := fs.Int("delay", 0, "pause between characters, ms")
@@ -183,18 +137,13 @@ var actVerbs = map[string]actVerb{
 			return &agentv1.ActRequest{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: text, DelayMs: int32(*delay)}}}, nil
 		}
 	},
-	"wait": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
-		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
-			if err := wantArgs(actCmd, pos, 1, "DURATION"); err != nil {
-				return nil, err
-			}
-			ms, err := parseMillis(actCmd, "DURATION", pos[0])
-			if err != nil {
-				return nil, err
-			}
-			return &agentv1.ActRequest{Action: &agentv1.ActRequest_Wait{Wait: &agentv1.Wait{DurationMs: ms}}}, nil
+	"wait": argsVerb(1, "DURATION", func(pos []string) (*agentv1.ActRequest, error) {
+		ms, err := parseMillis(actCmd, "DURATION", pos[0])
+		if err != nil {
+			return nil, err
 		}
-	},
+		return &agentv1.ActRequest{Action: &agentv1.ActRequest_Wait{Wait: &agentv1.Wait{DurationMs: ms}}}, nil
+	}),
 	"release-all": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
 		everything := fs.Bool("everything", false, "every key and button down on the X server")
 		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
@@ -204,6 +153,46 @@ var actVerbs = map[string]actVerb{
 			return &agentv1.ActRequest{Action: &agentv1.ActRequest_ReleaseAll{ReleaseAll: &agentv1.ReleaseAll{Everything: *everything}}}, nil
 		}
 	},
+}
+
+// buttonVerb is a verb at an optional X Y with -button and no other flags (down, up).
+func buttonVerb(action func(at *agentv1.Point, b agentv1.MouseButton) *agentv1.ActRequest) actVerb {
+	return func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
+		button := fs.String("button", "", "mouse button")
+		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
+			at, b, err := parseButtonAt(pos, *button)
+			if err != nil {
+				return nil, err
+			}
+			return action(at, b), nil
+		}
+	}
+}
+
+// parseButtonAt parses the optional X Y and the -button of a mouse button verb.
+func parseButtonAt(pos []string, button string) (*agentv1.Point, agentv1.MouseButton, error) {
+	at, err := parseOptionalPoint(actCmd, pos)
+	if err != nil {
+		return nil, 0, err
+	}
+	b, err := parseButton(actCmd, button)
+	if err != nil {
+		return nil, 0, err
+	}
+	return at, b, nil
+}
+
+// argsVerb is a verb with no flags of its own that takes exactly n positional arguments, named what in usage
+// errors (move, keydown, keyup, hold, wait).
+func argsVerb(n int, what string, action func(pos []string) (*agentv1.ActRequest, error)) actVerb {
+	return func(*flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
+		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
+			if err := wantArgs(actCmd, pos, n, what); err != nil {
+				return nil, err
+			}
+			return action(pos)
+		}
+	}
 }
 
 // actCommon are the flags every act verb takes.
@@ -268,13 +257,7 @@ func (r *runner) act(args []string) error {
 	if err := common.apply(req); err != nil {
 		return err
 	}
-	cc, err := r.computerClient()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := r.call()
-	defer cancel()
-	resp, err := cc.Act(ctx, &brokerv1.ActRequest{SessionId: common.session, Request: req})
+	resp, err := callComputer(r, brokerv1.ComputerServiceClient.Act, &brokerv1.ActRequest{SessionId: common.session, Request: req})
 	if err != nil {
 		return err
 	}
@@ -297,18 +280,11 @@ func (r *runner) act(args []string) error {
 
 // apply sets the target, confirmation, idempotency key and observation on the request.
 func (c *actCommon) apply(req *agentv1.ActRequest) error {
-	switch {
-	case c.window != "" && c.display != "":
-		return usagef(actCmd, "give -window or -display, not both")
-	case c.window != "":
-		id, err := parseWindowID(actCmd, c.window)
-		if err != nil {
-			return err
-		}
-		req.Target = &agentv1.Target{Kind: &agentv1.Target_Window{Window: &agentv1.WindowTarget{WindowId: id}}}
-	case c.display != "":
-		req.Target = &agentv1.Target{Kind: &agentv1.Target_Display{Display: &agentv1.DisplayTarget{DisplayId: c.display}}}
+	target, err := parseTarget(actCmd, c.window, c.display)
+	if err != nil {
+		return err
 	}
+	req.Target = target
 	req.Confirm = c.confirm
 	req.RequestId = c.requestID
 	if !c.observe {

@@ -166,3 +166,20 @@ func parseWindowID(cmd, s string) (uint32, error) {
 	}
 	return uint32(n), nil
 }
+
+// parseTarget turns -window or -display into a target; neither gives nil (no target of its own).
+func parseTarget(cmd, window, display string) (*agentv1.Target, error) {
+	switch {
+	case window != "" && display != "":
+		return nil, usagef(cmd, "give -window or -display, not both")
+	case window != "":
+		id, err := parseWindowID(cmd, window)
+		if err != nil {
+			return nil, err
+		}
+		return &agentv1.Target{Kind: &agentv1.Target_Window{Window: &agentv1.WindowTarget{WindowId: id}}}, nil
+	case display != "":
+		return &agentv1.Target{Kind: &agentv1.Target_Display{Display: &agentv1.DisplayTarget{DisplayId: display}}}, nil
+	}
+	return nil, nil
+}

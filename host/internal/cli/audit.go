@@ -63,11 +63,7 @@ func (r *runner) auditVerify(args []string) error {
 	fs := r.offlineFlagSet(cmd)
 	dir := fs.String("dir", "", "audit log directory")
 	guest := fs.String("guest", "", "only this guest")
-	pos, err := r.parse(fs, cmd, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(cmd, pos, 0, "no positional arguments"); err != nil {
+	if err := r.parseNoArgs(fs, cmd, args); err != nil {
 		return err
 	}
 	if *dir == "" {
@@ -75,6 +71,7 @@ func (r *runner) auditVerify(args []string) error {
 	}
 	guests := []string{*guest}
 	if *guest == "" {
+		var err error
 		if guests, err = guestDirs(*dir); err != nil {
 			return err
 		}

@@ -24,11 +24,7 @@ func (r *runner) auditTail(args []string) error {
 	follow := fs.Bool("f", false, "follow: stream new records as they become durable")
 	n := fs.Int("n", 10, "records to show first")
 	session := fs.String("session", "", "only this session's records")
-	pos, err := r.parse(fs, cmd, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(cmd, pos, 0, "no positional arguments"); err != nil {
+	if err := r.parseNoArgs(fs, cmd, args); err != nil {
 		return err
 	}
 	if *guest == "" {
@@ -37,7 +33,7 @@ func (r *runner) auditTail(args []string) error {
 	if *n < 0 {
 		return usagef(cmd, "-n %d: want 0 or more", *n)
 	}
-	ac, err := r.auditClient()
+	ac, err := serviceClient(r, brokerv1.NewAuditServiceClient)
 	if err != nil {
 		return err
 	}
@@ -97,10 +93,8 @@ func (r *runner) tailLast(ac brokerv1.AuditServiceClient, guest, session string,
 		var window []*brokerv1.AuditRecord
 		token := ""
 		for {
-			ctx, cancel := r.call()
-			resp, err := ac.ListAuditRecords(ctx, &brokerv1.ListAuditRecordsRequest{Guest: guest, SessionId: session, FromSeq: from, ToSeq: to,
+			resp, err := unary(r, ac.ListAuditRecords, &brokerv1.ListAuditRecordsRequest{Guest: guest, SessionId: session, FromSeq: from, ToSeq: to,
 				PageSize: tailPageSize, PageToken: token})
-			cancel()
 			if err != nil {
 				return 0, err
 			}
@@ -127,9 +121,7 @@ func (r *runner) tailLast(ac brokerv1.AuditServiceClient, guest, session string,
 // (from_seq=x, page_size=1 says whether any record >= x exists): about 2*log2(seq) small calls.
 func (r *runner) headSeq(ac brokerv1.AuditServiceClient, guest string) (uint64, error) {
 	exists := func(seq uint64) (uint64, error) {
-		ctx, cancel := r.call()
-		defer cancel()
-		resp, err := ac.ListAuditRecords(ctx, &brokerv1.ListAuditRecordsRequest{Guest: guest, FromSeq: seq, PageSize: 1})
+		resp, err := unary(r, ac.ListAuditRecords, &brokerv1.ListAuditRecordsRequest{Guest: guest, FromSeq: seq, PageSize: 1})
 		if err != nil {
 			return 0, err
 		}

@@ -95,14 +95,7 @@ func (r *runner) screenshot(args []string) error {
 	session := r.sessionFlag(fs)
 	var sf screenshotFlags
 	sf.register(fs, true)
-	pos, err := r.parse(fs, cmd, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(cmd, pos, 0, "no positional arguments"); err != nil {
-		return err
-	}
-	if err := needSession(cmd, *session); err != nil {
+	if err := r.parseOnSession(fs, cmd, args, session); err != nil {
 		return err
 	}
 	if sf.output == "" {
@@ -112,13 +105,8 @@ func (r *runner) screenshot(args []string) error {
 	if err != nil {
 		return err
 	}
-	cc, err := r.computerClient()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := r.call()
-	defer cancel()
-	resp, err := cc.CaptureScreenshot(ctx, &brokerv1.CaptureScreenshotRequest{SessionId: *session, Request: &agentv1.CaptureScreenshotRequest{Options: opts}})
+	resp, err := callComputer(r, brokerv1.ComputerServiceClient.CaptureScreenshot,
+		&brokerv1.CaptureScreenshotRequest{SessionId: *session, Request: &agentv1.CaptureScreenshotRequest{Options: opts}})
 	if err != nil {
 		return err
 	}
@@ -140,23 +128,11 @@ func (r *runner) windows(args []string) error {
 	fs := r.flagSet(cmd)
 	session := r.sessionFlag(fs)
 	all := fs.Bool("all", false, "include unmapped windows")
-	pos, err := r.parse(fs, cmd, args)
-	if err != nil {
+	if err := r.parseOnSession(fs, cmd, args, session); err != nil {
 		return err
 	}
-	if err := wantArgs(cmd, pos, 0, "no positional arguments"); err != nil {
-		return err
-	}
-	if err := needSession(cmd, *session); err != nil {
-		return err
-	}
-	cc, err := r.computerClient()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := r.call()
-	defer cancel()
-	resp, err := cc.ListWindows(ctx, &brokerv1.ListWindowsRequest{SessionId: *session, Request: &agentv1.ListWindowsRequest{IncludeUnmapped: *all}})
+	resp, err := callComputer(r, brokerv1.ComputerServiceClient.ListWindows,
+		&brokerv1.ListWindowsRequest{SessionId: *session, Request: &agentv1.ListWindowsRequest{IncludeUnmapped: *all}})
 	if err != nil {
 		return err
 	}
@@ -182,23 +158,11 @@ func (r *runner) cursor(args []string) error {
 	const cmd = "cursor"
 	fs := r.flagSet(cmd)
 	session := r.sessionFlag(fs)
-	pos, err := r.parse(fs, cmd, args)
-	if err != nil {
+	if err := r.parseOnSession(fs, cmd, args, session); err != nil {
 		return err
 	}
-	if err := wantArgs(cmd, pos, 0, "no positional arguments"); err != nil {
-		return err
-	}
-	if err := needSession(cmd, *session); err != nil {
-		return err
-	}
-	cc, err := r.computerClient()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := r.call()
-	defer cancel()
-	resp, err := cc.GetCursorPosition(ctx, &brokerv1.GetCursorPositionRequest{SessionId: *session, Request: &agentv1.GetCursorPositionRequest{}})
+	resp, err := callComputer(r, brokerv1.ComputerServiceClient.GetCursorPosition,
+		&brokerv1.GetCursorPositionRequest{SessionId: *session, Request: &agentv1.GetCursorPositionRequest{}})
 	if err != nil {
 		return err
 	}
@@ -238,13 +202,8 @@ func (r *runner) clipboard(args []string) error {
 		if err := wantArgs(cmd, pos, 0, "no positional arguments"); err != nil {
 			return err
 		}
-		cc, err := r.computerClient()
-		if err != nil {
-			return err
-		}
-		ctx, cancel := r.call()
-		defer cancel()
-		resp, err := cc.ReadClipboard(ctx, &brokerv1.ReadClipboardRequest{SessionId: *session, Request: &agentv1.ReadClipboardRequest{Selection: sel}})
+		resp, err := callComputer(r, brokerv1.ComputerServiceClient.ReadClipboard,
+			&brokerv1.ReadClipboardRequest{SessionId: *session, Request: &agentv1.ReadClipboardRequest{Selection: sel}})
 		if err != nil {
 			return err
 		}
@@ -255,13 +214,8 @@ func (r *runner) clipboard(args []string) error {
 		if err != nil {
 			return err
 		}
-		cc, err := r.computerClient()
-		if err != nil {
-			return err
-		}
-		ctx, cancel := r.call()
-		defer cancel()
-		resp, err := cc.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: *session, Confirm: confirm, Request: &agentv1.WriteClipboardRequest{Selection: sel, Text: text}})
+		resp, err := callComputer(r, brokerv1.ComputerServiceClient.WriteClipboard,
+			&brokerv1.WriteClipboardRequest{SessionId: *session, Confirm: confirm, Request: &agentv1.WriteClipboardRequest{Selection: sel, Text: text}})
 		if err != nil {
 			return err
 		}

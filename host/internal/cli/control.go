@@ -31,34 +31,23 @@ func (r *runner) control(args []string) error {
 		return err
 	}
 	guest := pos[0]
-	cc, err := r.controlClient()
+	cc, err := serviceClient(r, brokerv1.NewControlServiceClient)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := r.call()
-	defer cancel()
 	switch sub {
 	case "acquire":
 		if reason == "" {
 			return usagef(cmd, "-reason is required: agents and the audit log see it")
 		}
-		resp, err := cc.AcquireControl(ctx, &brokerv1.AcquireControlRequest{Guest: guest, Reason: reason})
-		if err != nil {
-			return err
-		}
-		return r.emit(resp, func(w io.Writer) { printLease(w, resp.GetLease()) })
+		return show(r, cc.AcquireControl, &brokerv1.AcquireControlRequest{Guest: guest, Reason: reason},
+			func(w io.Writer, resp *brokerv1.AcquireControlResponse) { printLease(w, resp.GetLease()) })
 	case "release":
-		resp, err := cc.ReleaseControl(ctx, &brokerv1.ReleaseControlRequest{Guest: guest})
-		if err != nil {
-			return err
-		}
-		return r.emit(resp, func(w io.Writer) { fmt.Fprintf(w, "released %s; generation %d\n", clean(guest), resp.GetGeneration()) })
+		return show(r, cc.ReleaseControl, &brokerv1.ReleaseControlRequest{Guest: guest}, func(w io.Writer, resp *brokerv1.ReleaseControlResponse) {
+			fmt.Fprintf(w, "released %s; generation %d\n", clean(guest), resp.GetGeneration())
+		})
 	case "get":
-		resp, err := cc.GetControl(ctx, &brokerv1.GetControlRequest{Guest: guest})
-		if err != nil {
-			return err
-		}
-		return r.emit(resp, func(w io.Writer) {
+		return show(r, cc.GetControl, &brokerv1.GetControlRequest{Guest: guest}, func(w io.Writer, resp *brokerv1.GetControlResponse) {
 			if !resp.GetHeld() {
 				fmt.Fprintf(w, "%s: not held; generation %d\n", clean(guest), resp.GetGeneration())
 				return

@@ -47,6 +47,25 @@ func wantArgs(cmd string, pos []string, n int, what string) error {
 	return nil
 }
 
+// positional is what one subcommand takes as positional arguments: how many, and how usage errors name them.
+type positional struct {
+	n    int
+	what string
+}
+
+// wantArgsOf checks pos against what sub takes; a sub missing from takes is left to the command's own
+// "unknown command" error.
+func wantArgsOf(cmd, sub string, pos []string, takes map[string]positional) error {
+	p, ok := takes[sub]
+	if !ok {
+		return nil
+	}
+	return wantArgs(cmd, pos, p.n, p.what)
+}
+
+// guestsArgs are the positional arguments of each guests command.
+var guestsArgs = map[string]positional{"list": {0, "no arguments"}, "get": {1, "NAME"}, "register": {2, "NAME URI"}, "unregister": {1, "NAME"}}
+
 func (r *runner) guests(args []string) error {
 	const cmd = "guests"
 	sub, args, err := r.subcommand(cmd, "list", args)
@@ -58,26 +77,16 @@ func (r *runner) guests(args []string) error {
 	if sub == "register" {
 		fs.Var(labels, "label", "k=v label (repeatable)")
 	}
-	pos, err := r.parse(fs, cmd, args)
+	pos, gc, err := parseForService(r, fs, cmd, args, brokerv1.NewGuestServiceClient)
 	if err != nil {
 		return err
 	}
-	gc, err := r.guestClient()
-	if err != nil {
+	if err := wantArgsOf(cmd, sub, pos, guestsArgs); err != nil {
 		return err
 	}
-	ctx, cancel := r.call()
-	defer cancel()
 	switch sub {
 	case "list":
-		if err := wantArgs(cmd, pos, 0, "no arguments"); err != nil {
-			return err
-		}
-		resp, err := gc.ListGuests(ctx, &brokerv1.ListGuestsRequest{})
-		if err != nil {
-			return err
-		}
-		return r.emit(resp, func(w io.Writer) {
+		return show(r, gc.ListGuests, &brokerv1.ListGuestsRequest{}, func(w io.Writer, resp *brokerv1.ListGuestsResponse) {
 			rows := make([][]string, 0, len(resp.GetGuests()))
 			for _, g := range resp.GetGuests() {
 				rows = append(rows, []string{clean(g.GetName()), shortEnum(g.GetState().String(), "GUEST_STATE_"),
@@ -87,32 +96,16 @@ func (r *runner) guests(args []string) error {
 			table(w, "NAME\tSTATE\tENDPOINT\tSESSIONS\tCONTROL\tGENERATION\tLAST ERROR", rows)
 		})
 	case "get":
-		if err := wantArgs(cmd, pos, 1, "NAME"); err != nil {
-			return err
-		}
-		resp, err := gc.GetGuest(ctx, &brokerv1.GetGuestRequest{Name: pos[0]})
-		if err != nil {
-			return err
-		}
-		return r.emit(resp, func(w io.Writer) { printGuest(w, resp.GetGuest()) })
+		return show(r, gc.GetGuest, &brokerv1.GetGuestRequest{Name: pos[0]},
+			func(w io.Writer, resp *brokerv1.GetGuestResponse) { printGuest(w, resp.GetGuest()) })
 	case "register":
-		if err := wantArgs(cmd, pos, 2, "NAME URI"); err != nil {
-			return err
-		}
-		resp, err := gc.RegisterGuest(ctx, &brokerv1.RegisterGuestRequest{Name: pos[0], Endpoint: pos[1], Labels: labels})
-		if err != nil {
-			return err
-		}
-		return r.emit(resp, func(w io.Writer) { printGuest(w, resp.GetGuest()) })
+		return show(r, gc.RegisterGuest, &brokerv1.RegisterGuestRequest{Name: pos[0], Endpoint: pos[1], Labels: labels},
+			func(w io.Writer, resp *brokerv1.RegisterGuestResponse) { printGuest(w, resp.GetGuest()) })
 	case "unregister":
-		if err := wantArgs(cmd, pos, 1, "NAME"); err != nil {
-			return err
-		}
-		resp, err := gc.UnregisterGuest(ctx, &brokerv1.UnregisterGuestRequest{Name: pos[0]})
-		if err != nil {
-			return err
-		}
-		return r.emit(resp, func(w io.Writer) { fmt.Fprintf(w, "unregistered %s\n", clean(pos[0])) })
+		return show(r, gc.UnregisterGuest, &brokerv1.UnregisterGuestRequest{Name: pos[0]},
+			func(w io.Writer, _ *brokerv1.UnregisterGuestResponse) {
+				fmt.Fprintf(w, "unregistered %s\n", clean(pos[0]))
+			})
 	default:
 		return usagef(cmd, "unknown guests command %q", sub)
 	}

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
 
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/endpoint"
@@ -107,11 +108,6 @@ func isNumber(s string) bool {
 	return err == nil
 }
 
-// call returns a context bounded by -timeout for one unary call.
-func (r *runner) call() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(r.ctx, r.global.timeout)
-}
-
 // client opens the broker connection on first use.
 func (r *runner) client() (*grpc.ClientConn, error) {
 	if r.conn != nil {
@@ -172,44 +168,59 @@ func (r *runner) tlsConfig(host string) (*tls.Config, error) {
 	return &tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool, ServerName: host, MinVersion: tls.VersionTLS13}, nil
 }
 
-func (r *runner) guestClient() (brokerv1.GuestServiceClient, error) {
-	c, err := r.client()
+// serviceClient returns a client of one broker service (newClient is a brokerv1.NewXServiceClient), opening
+// the connection on first use.
+func serviceClient[C any](r *runner, newClient func(grpc.ClientConnInterface) C) (C, error) {
+	conn, err := r.client()
 	if err != nil {
-		return nil, err
+		var none C
+		return none, err
 	}
-	return brokerv1.NewGuestServiceClient(c), nil
+	return newClient(conn), nil
 }
 
-func (r *runner) sessionClient() (brokerv1.SessionServiceClient, error) {
-	c, err := r.client()
+// parseForService parses cmd's flags and returns the positional arguments and a client of one broker service,
+// for the commands whose subcommands each call that service.
+func parseForService[C any](r *runner, fs *flag.FlagSet, cmd string, args []string,
+	newClient func(grpc.ClientConnInterface) C) ([]string, C, error) {
+	pos, err := r.parse(fs, cmd, args)
 	if err != nil {
-		return nil, err
+		var none C
+		return nil, none, err
 	}
-	return brokerv1.NewSessionServiceClient(c), nil
+	c, err := serviceClient(r, newClient)
+	return pos, c, err
 }
 
-func (r *runner) computerClient() (brokerv1.ComputerServiceClient, error) {
-	c, err := r.client()
-	if err != nil {
-		return nil, err
-	}
-	return brokerv1.NewComputerServiceClient(c), nil
+// unary makes one call bounded by -timeout.
+func unary[Req, Resp any](r *runner, rpc func(context.Context, Req, ...grpc.CallOption) (Resp, error), req Req) (Resp, error) {
+	ctx, cancel := context.WithTimeout(r.ctx, r.global.timeout)
+	defer cancel()
+	return rpc(ctx, req)
 }
 
-func (r *runner) controlClient() (brokerv1.ControlServiceClient, error) {
-	c, err := r.client()
+// show makes one call and prints its response: protojson with -json, else text.
+func show[Req any, Resp proto.Message](r *runner, rpc func(context.Context, Req, ...grpc.CallOption) (Resp, error), req Req,
+	text func(w io.Writer, resp Resp)) error {
+	resp, err := unary(r, rpc, req)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return brokerv1.NewControlServiceClient(c), nil
+	return r.emit(resp, func(w io.Writer) { text(w, resp) })
 }
 
-func (r *runner) auditClient() (brokerv1.AuditServiceClient, error) {
-	c, err := r.client()
+// callComputer makes one ComputerService call bounded by -timeout; rpc is a method expression such as
+// brokerv1.ComputerServiceClient.Act.
+func callComputer[Req, Resp any](r *runner, rpc func(brokerv1.ComputerServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error),
+	req Req) (Resp, error) {
+	cc, err := serviceClient(r, brokerv1.NewComputerServiceClient)
 	if err != nil {
-		return nil, err
+		var none Resp
+		return none, err
 	}
-	return brokerv1.NewAuditServiceClient(c), nil
+	return unary(r, func(ctx context.Context, req Req, opts ...grpc.CallOption) (Resp, error) {
+		return rpc(cc, ctx, req, opts...)
+	}, req)
 }
 
 // sessionFlag registers -s with $GLOVEBOX_SESSION as its default.
@@ -227,6 +238,24 @@ func needSession(cmd, s string) error {
 		return usagef(cmd, "-s SESSION is required (or set GLOVEBOX_SESSION)")
 	}
 	return nil
+}
+
+// parseOnSession parses the flags of a command that runs on one session and takes no positional arguments,
+// and checks that session (registered on fs by sessionFlag) was given.
+func (r *runner) parseOnSession(fs *flag.FlagSet, cmd string, args []string, session *string) error {
+	if err := r.parseNoArgs(fs, cmd, args); err != nil {
+		return err
+	}
+	return needSession(cmd, *session)
+}
+
+// parseNoArgs parses the flags of a command that takes no positional arguments.
+func (r *runner) parseNoArgs(fs *flag.FlagSet, cmd string, args []string) error {
+	pos, err := r.parse(fs, cmd, args)
+	if err != nil {
+		return err
+	}
+	return wantArgs(cmd, pos, 0, "no positional arguments")
 }
 
 // readText returns the positional text argument or, with -stdin, standard input; exactly one is required.

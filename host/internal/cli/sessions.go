@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 )
 
@@ -17,6 +16,9 @@ const usageSessions = `  sessions [list] [-guest G] [-closed] [-page-size N] [-p
   sessions defaults ID [-window WID | -display ID]
                                              set the default target (neither: the whole screen)
 `
+
+// sessionsArgs are the positional arguments of each sessions command.
+var sessionsArgs = map[string]positional{"list": {0, "no arguments"}, "create": {1, "GUEST"}, "get": {1, "ID"}, "delete": {1, "ID"}, "defaults": {1, "ID"}}
 
 func (r *runner) sessions(args []string) error {
 	const cmd = "sessions"
@@ -39,26 +41,17 @@ func (r *runner) sessions(args []string) error {
 	fs.BoolVar(&observe, "observe", false, "observe-only session")
 	fs.StringVar(&window, "window", "", "default window id")
 	fs.StringVar(&display, "display", "", "default display id")
-	pos, err := r.parse(fs, cmd, args)
+	pos, sc, err := parseForService(r, fs, cmd, args, brokerv1.NewSessionServiceClient)
 	if err != nil {
 		return err
 	}
-	sc, err := r.sessionClient()
-	if err != nil {
+	if err := wantArgsOf(cmd, sub, pos, sessionsArgs); err != nil {
 		return err
 	}
-	ctx, cancel := r.call()
-	defer cancel()
 	switch sub {
 	case "list":
-		if err := wantArgs(cmd, pos, 0, "no arguments"); err != nil {
-			return err
-		}
-		resp, err := sc.ListSessions(ctx, &brokerv1.ListSessionsRequest{Guest: guest, IncludeClosed: closed, PageSize: int32(pageSize), PageToken: page})
-		if err != nil {
-			return err
-		}
-		return r.emit(resp, func(w io.Writer) {
+		req := &brokerv1.ListSessionsRequest{Guest: guest, IncludeClosed: closed, PageSize: int32(pageSize), PageToken: page}
+		return show(r, sc.ListSessions, req, func(w io.Writer, resp *brokerv1.ListSessionsResponse) {
 			rows := make([][]string, 0, len(resp.GetSessions()))
 			for _, s := range resp.GetSessions() {
 				state := shortEnum(s.GetState().String(), "SESSION_STATE_")
@@ -74,9 +67,6 @@ func (r *runner) sessions(args []string) error {
 			}
 		})
 	case "create":
-		if err := wantArgs(cmd, pos, 1, "GUEST"); err != nil {
-			return err
-		}
 		req := &brokerv1.CreateSessionRequest{Guest: pos[0], Label: label}
 		if observe {
 			req.Mode = brokerv1.SessionMode_SESSION_MODE_OBSERVE
@@ -87,51 +77,22 @@ func (r *runner) sessions(args []string) error {
 		if req.TtlSeconds, err = parseSeconds(cmd, "-ttl", *ttl); err != nil {
 			return err
 		}
-		resp, err := sc.CreateSession(ctx, req)
-		if err != nil {
-			return err
-		}
-		return r.emit(resp, func(w io.Writer) { fmt.Fprintln(w, resp.GetSession().GetId()) })
+		return show(r, sc.CreateSession, req, func(w io.Writer, resp *brokerv1.CreateSessionResponse) { fmt.Fprintln(w, resp.GetSession().GetId()) })
 	case "get":
-		if err := wantArgs(cmd, pos, 1, "ID"); err != nil {
-			return err
-		}
-		resp, err := sc.GetSession(ctx, &brokerv1.GetSessionRequest{SessionId: pos[0]})
-		if err != nil {
-			return err
-		}
-		return r.emit(resp, func(w io.Writer) { printSession(w, resp.GetSession()) })
+		return show(r, sc.GetSession, &brokerv1.GetSessionRequest{SessionId: pos[0]},
+			func(w io.Writer, resp *brokerv1.GetSessionResponse) { printSession(w, resp.GetSession()) })
 	case "delete":
-		if err := wantArgs(cmd, pos, 1, "ID"); err != nil {
-			return err
-		}
-		resp, err := sc.DeleteSession(ctx, &brokerv1.DeleteSessionRequest{SessionId: pos[0]})
-		if err != nil {
-			return err
-		}
-		return r.emit(resp, func(w io.Writer) { fmt.Fprintf(w, "closed %s\n", resp.GetSession().GetId()) })
+		return show(r, sc.DeleteSession, &brokerv1.DeleteSessionRequest{SessionId: pos[0]},
+			func(w io.Writer, resp *brokerv1.DeleteSessionResponse) {
+				fmt.Fprintf(w, "closed %s\n", resp.GetSession().GetId())
+			})
 	case "defaults":
-		if err := wantArgs(cmd, pos, 1, "ID"); err != nil {
-			return err
-		}
-		req := &brokerv1.SetSessionDefaultsRequest{SessionId: pos[0]}
-		switch {
-		case window != "" && display != "":
-			return usagef(cmd, "give -window or -display, not both")
-		case window != "":
-			id, err := parseWindowID(cmd, window)
-			if err != nil {
-				return err
-			}
-			req.DefaultTarget = &agentv1.Target{Kind: &agentv1.Target_Window{Window: &agentv1.WindowTarget{WindowId: id}}}
-		case display != "":
-			req.DefaultTarget = &agentv1.Target{Kind: &agentv1.Target_Display{Display: &agentv1.DisplayTarget{DisplayId: display}}}
-		}
-		resp, err := sc.SetSessionDefaults(ctx, req)
+		target, err := parseTarget(cmd, window, display)
 		if err != nil {
 			return err
 		}
-		return r.emit(resp, func(w io.Writer) {
+		req := &brokerv1.SetSessionDefaultsRequest{SessionId: pos[0], DefaultTarget: target}
+		return show(r, sc.SetSessionDefaults, req, func(w io.Writer, resp *brokerv1.SetSessionDefaultsResponse) {
 			fmt.Fprintf(w, "%s default target: %s\n", resp.GetSession().GetId(), describeTarget(resp.GetSession().GetDefaultTarget()))
 		})
 	default:
