@@ -22,6 +22,7 @@ import (
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/errgrpc"
 	"glovebox.dev/shared/testenv"
+	"glovebox.dev/shared/testenv/chromium"
 	"glovebox.dev/shared/testenv/desktop"
 	"glovebox.dev/tests/internal/agenttest"
 	"glovebox.dev/tests/internal/brokertest"
@@ -55,8 +56,7 @@ func TestBrowserThroughBroker(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	d := desktop.Start(t, desktop.Options{})
-	port := freePort(t)
-	startChromium(t, d, port)
+	port := chromium.Start(t, d)
 	dt := &devtools{port: port}
 	tab := dt.newTab(t, srv.URL+"/form")
 	dt.eval(t, tab, `new Promise(r => document.readyState === 'complete' ? r(true) : addEventListener('load', () => r(true)))`, new(bool))

@@ -6,14 +6,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,61 +20,9 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
-	"glovebox.dev/shared/testenv"
-	"glovebox.dev/shared/testenv/desktop"
 	"glovebox.dev/tests/internal/agenttest"
 	"glovebox.dev/tests/internal/brokertest"
 )
-
-// freePort returns a loopback TCP port nothing listens on right now.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// startChromium starts Debian's Chromium on the desktop with the workspace browser's flags (a DevTools port,
-// a fresh profile, no first-run dialogs, the renderer accessibility tree on) and waits until the port answers.
-// The browser's whole process group is killed when the test ends.
-func startChromium(t testing.TB, d *desktop.Desktop, port int) {
-	t.Helper()
-	if _, err := exec.LookPath("chromium"); err != nil {
-		testenv.Missing(t, "chromium is not installed (apt-get install chromium)")
-		return
-	}
-	args := []string{
-		fmt.Sprintf("--remote-debugging-port=%d", port), "--remote-allow-origins=*", "--user-data-dir=" + t.TempDir(),
-		"--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--force-renderer-accessibility", "--password-store=basic",
-		"--window-size=1200,760", "about:blank",
-	}
-	c := d.Command("chromium", args...)
-	// Its own process group, so the renderers and the zygote die with it before the profile is removed.
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	d.StartProgram(t, c)
-	t.Cleanup(func() {
-		pgid := c.Process.Pid
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		c.Wait()
-		for i := 0; i < 100 && syscall.Kill(-pgid, 0) == nil; i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/json/version", port))
-		if err == nil {
-			resp.Body.Close()
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("chromium on port %d did not answer", port)
-}
 
 // devtools is the test's own DevTools access to the browser, independent of the code under test.
 type devtools struct {

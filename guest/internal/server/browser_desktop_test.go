@@ -15,6 +15,7 @@ import (
 	"glovebox.dev/guest/internal/browser"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errgrpc"
+	"glovebox.dev/shared/testenv/chromium"
 )
 
 // reason is the ErrorInfo reason of err ("" for nil).
@@ -76,8 +77,7 @@ func TestBrowserPageActions(t *testing.T) {
 
 	t.Run("two browsers on two ports", func(t *testing.T) {
 		// A second browser on a port the agent was not configured with: found on its command line.
-		port2 := freePort(t)
-		startChromium(t, e.d, port2)
+		port2 := chromium.Start(t, e.d)
 		id2 := "chrome-" + strconv.Itoa(port2)
 		resp, err := e.br.ListBrowsers(context.Background(), &agentv1.ListBrowsersRequest{})
 		if err != nil {

@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,7 +16,7 @@ import (
 
 	"glovebox.dev/guest/internal/browser"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
-	"glovebox.dev/shared/testenv"
+	"glovebox.dev/shared/testenv/chromium"
 	"glovebox.dev/shared/testenv/desktop"
 )
 
@@ -38,59 +35,12 @@ type chromeEnv struct {
 	pages map[string]*remote.Conn
 }
 
-// freePort returns a TCP port nothing listens on right now.
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// startChromium starts Debian's Chromium on the desktop with a DevTools port and a fresh profile, and waits
-// until the port answers.
-func startChromium(t testing.TB, d *desktop.Desktop, port int) {
-	t.Helper()
-	args := []string{
-		fmt.Sprintf("--remote-debugging-port=%d", port), "--remote-allow-origins=*", "--user-data-dir=" + t.TempDir(),
-		"--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--force-renderer-accessibility", "--password-store=basic",
-		"--window-size=1200,760", "about:blank",
-	}
-	c := d.Command("chromium", args...)
-	// Its own process group, so the renderers and the zygote die with it before the profile is removed.
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	d.StartProgram(t, c)
-	t.Cleanup(func() {
-		pgid := c.Process.Pid
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		c.Wait()
-		for i := 0; i < 100 && syscall.Kill(-pgid, 0) == nil; i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/json/version", port))
-		if err == nil {
-			resp.Body.Close()
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("chromium on port %d did not answer", port)
-}
-
 // newChromeEnv starts everything; call it once per top-level test and share it across subtests.
 func newChromeEnv(t testing.TB) *chromeEnv {
 	t.Helper()
-	if _, err := exec.LookPath("chromium"); err != nil {
-		testenv.Missing(t, "chromium is not installed (apt-get install chromium)")
-	}
+	chromium.Need(t)
 	d := desktop.Start(t, desktop.Options{})
-	port := freePort(t)
-	startChromium(t, d, port)
+	port := chromium.Start(t, d)
 	srv := httptest.NewServer(http.HandlerFunc(servePage))
 	t.Cleanup(srv.Close)
 	b := browser.New(browser.Config{Ports: []int{port}, Display: d.Display, ProfileDir: t.TempDir(), Executable: "/nonexistent"})

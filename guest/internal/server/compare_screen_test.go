@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/testenv"
+	"glovebox.dev/shared/testenv/chromium"
 )
 
 // benchScreenEnv is a 1280x800 desktop showing real content, plus a small square the benchmark moves to
@@ -49,17 +49,14 @@ func benchScreenEnv(b *testing.B, scene string) (*screenEnv, func()) {
 // showBenchPage starts Chromium maximised on the desktop showing benchArticle, and waits until it has painted.
 func showBenchPage(b *testing.B, e *screenEnv) {
 	b.Helper()
-	if _, err := exec.LookPath("chromium"); err != nil {
-		testenv.Missing(b, "chromium is not installed (apt-get install chromium)")
-	}
+	chromium.Need(b)
 	testenv.NeedCommands(b, "xdotool")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, benchArticle())
 	}))
 	b.Cleanup(srv.Close)
-	port := freePort(b)
-	startChromium(b, e.d, port)
+	port := chromium.Start(b, e.d)
 	req, err := http.NewRequest(http.MethodPut, fmt.Sprintf("http://127.0.0.1:%d/json/new?%s", port, srv.URL+"/article"), nil)
 	if err != nil {
 		b.Fatal(err)
