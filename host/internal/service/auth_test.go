@@ -2,15 +2,8 @@ package service
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"log/slog"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -28,6 +21,7 @@ import (
 	"glovebox.dev/host/internal/broker"
 	"glovebox.dev/host/internal/config"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/testenv/testpki"
 )
 
 type nopAudit struct{}
@@ -92,57 +86,11 @@ func TestUnixPeerUID(t *testing.T) {
 	}
 }
 
-// pki is a CA with a server and a client certificate, generated for the test.
-type pki struct {
-	caPEM             []byte
-	ca                *x509.Certificate
-	caKey             *ecdsa.PrivateKey
-	server, client    tls.Certificate
-	stranger          tls.Certificate
-	certFile, keyFile string
-	caFile            string
-}
-
-func newPKI(t *testing.T) *pki {
-	t.Helper()
-	p := &pki{}
-	p.caKey, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test ca"}, NotBefore: time.Now().Add(-time.Hour),
-		NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &p.caKey.PublicKey, p.caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.ca, _ = x509.ParseCertificate(der)
-	p.caPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	p.server = p.leaf(t, "localhost", x509.ExtKeyUsageServerAuth, p.ca, p.caKey)
-	p.client = p.leaf(t, "ci", x509.ExtKeyUsageClientAuth, p.ca, p.caKey)
-	p.stranger = p.leaf(t, "nobody", x509.ExtKeyUsageClientAuth, p.ca, p.caKey)
-	dir := t.TempDir()
-	p.caFile, p.certFile, p.keyFile = filepath.Join(dir, "ca.pem"), filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	os.WriteFile(p.caFile, p.caPEM, 0o600)
-	os.WriteFile(p.certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.server.Certificate[0]}), 0o600)
-	kb, _ := x509.MarshalECPrivateKey(p.server.PrivateKey.(*ecdsa.PrivateKey))
-	os.WriteFile(p.keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
-	return p
-}
-
-func (p *pki) leaf(t *testing.T, cn string, usage x509.ExtKeyUsage, ca *x509.Certificate, caKey *ecdsa.PrivateKey) tls.Certificate {
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
-	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: cn}, DNSNames: []string{cn}, NotBefore: time.Now().Add(-time.Hour),
-		NotAfter: time.Now().Add(time.Hour), ExtKeyUsage: []x509.ExtKeyUsage{usage}, KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
 // TestTCPMutualTLS: a client without a certificate, or with one no principal names, is refused.
 func TestTCPMutualTLS(t *testing.T) {
-	p := newPKI(t)
-	serverTLS, err := auth.ServerTLS(&config.TLS{Cert: p.certFile, Key: p.keyFile, ClientCA: p.caFile})
+	ca := testpki.New(t)
+	server := ca.Server(t, "localhost")
+	serverTLS, err := auth.ServerTLS(&config.TLS{Cert: server.CertFile, Key: server.KeyFile, ClientCA: ca.File})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,16 +99,15 @@ func TestTCPMutualTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	serve(t, &config.Config{Principals: []config.Principal{{Name: "ci", CertNames: []string{"ci"}, Guests: []string{"*"}}}}, serverTLS, l)
-	roots := x509.NewCertPool()
-	roots.AddCert(p.ca)
+	roots := ca.Pool()
 	tests := []struct {
 		name  string
 		certs []tls.Certificate
 		want  codes.Code
 	}{
-		{"client cert of a principal", []tls.Certificate{p.client}, codes.OK},
+		{"client cert of a principal", []tls.Certificate{ca.Client(t, "ci").TLS}, codes.OK},
 		{"no client cert", nil, codes.Unavailable},
-		{"cert of nobody", []tls.Certificate{p.stranger}, codes.Unavailable},
+		{"cert of nobody", []tls.Certificate{ca.Client(t, "nobody").TLS}, codes.Unavailable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
