@@ -5,6 +5,7 @@ package server
 
 import (
 	"log/slog"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -104,6 +105,9 @@ func (s *Services) ServerOptions() []grpc.ServerOption {
 		grpc.ChainStreamInterceptor(logStream(s.log), errgrpc.StreamServerInterceptor(), wirecodec.StreamServerInterceptor()),
 		grpc.MaxRecvMsgSize(MaxMessageBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),
+		// Reused goroutines for RPCs instead of a new one each, whose stack grpc and the backends would grow
+		// (copy) several times on every request. A stream that finds every worker busy gets its own.
+		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		// The broker pings its guest connections (every 30 s, with or without calls in flight); grpc-go's
 		// default policy (one ping per 5 minutes, none without a stream) would answer those pings with
 		// GOAWAY too_many_pings and cut the broker off.
