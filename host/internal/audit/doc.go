@@ -67,6 +67,15 @@
 // user-space batch across guests would save nothing the kernel does not already save. Files are not
 // preallocated: every fdatasync also commits the file's new size.
 //
+// Encoding a record is the appending goroutine's work (preencode), so the writer only splices in seq,
+// prev_hash and hash. Both encodings are written straight from the Go structs (jsonenc.go, binenc.go): the
+// line byte for byte what protojson.Marshal plus json.Compact gives, the hashed form what deterministic
+// proto.Marshal gives, without allocating (for a click's record about 12 and 5 times cheaper than the
+// reflective originals: BenchmarkRecordLine, BenchmarkRecordBinary).
+// Whatever they are not sure to encode exactly so (invalid UTF-8, a Value without a kind, a field added to
+// the proto since) goes through protojson and proto as before; tests hold both to the originals on random
+// records.
+//
 // A crash can leave a final line without its "\n" (a write whose fsync never returned, so never
 // acknowledged): [Open] truncates it away and continues the chain from the last complete record. Nothing else
 // is repaired: a record that does not verify stays where it is and [Verify] reports it.
