@@ -4,6 +4,7 @@
 package testenv
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"testing"
@@ -32,4 +33,16 @@ func NeedCommands(t testing.TB, names ...string) {
 			Missing(t, n+" not on PATH")
 		}
 	}
+}
+
+// FreeAddr returns a loopback TCP address (127.0.0.1:port) nothing listens on right now, for a program the
+// test starts to listen on. Another process may take the port meanwhile; tests accept that small race.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

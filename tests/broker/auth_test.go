@@ -3,7 +3,6 @@ package broker_test
 import (
 	"context"
 	"crypto/tls"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -17,18 +16,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/testenv"
 	"glovebox.dev/shared/testenv/testpki"
 )
-
-func freeTCPAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
 
 // TestAuthRefused runs the broker binary with a unix socket and a mutual-TLS TCP listener and one principal
 // known by a uid that is not this process's and by the client certificate name "ci". A caller on the unix
@@ -37,7 +27,7 @@ func freeTCPAddr(t *testing.T) string {
 func TestAuthRefused(t *testing.T) {
 	ca := testpki.New(t)
 	server, client, stranger := ca.Server(t, "localhost"), ca.Client(t, "ci"), ca.Client(t, "nobody")
-	addr := freeTCPAddr(t)
+	addr := testenv.FreeAddr(t)
 	unknownUID := os.Getuid() + 12345
 	setup := setupBroker(t, nil, func(cfg map[string]any) {
 		cfg["listen"] = append(cfg["listen"].([]string), "tcp://"+addr)

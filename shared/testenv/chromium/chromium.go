@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -35,7 +36,8 @@ func Need(t testing.TB) {
 func Start(t testing.TB, d *desktop.Desktop, extra ...string) int {
 	t.Helper()
 	Need(t)
-	port := freePort(t)
+	_, portText, _ := net.SplitHostPort(testenv.FreeAddr(t))
+	port, _ := strconv.Atoi(portText)
 	args := []string{
 		fmt.Sprintf("--remote-debugging-port=%d", port), "--remote-allow-origins=*", "--user-data-dir=" + t.TempDir(),
 		"--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
@@ -65,15 +67,4 @@ func Start(t testing.TB, d *desktop.Desktop, extra ...string) int {
 	}
 	t.Fatalf("chromium on port %d did not answer", port)
 	return 0
-}
-
-// freePort returns a loopback TCP port nothing listens on right now.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"glovebox.dev/shared/testenv"
 	"glovebox.dev/shared/testenv/desktop"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -110,7 +110,7 @@ func Start(t testing.TB, opts Options) *Agent {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	a := &Agent{Desktop: d, Socket: filepath.Join(dir, "agent.sock"), TCPAddr: freeLoopbackAddr(t), Log: &SyncBuffer{}, done: make(chan struct{})}
+	a := &Agent{Desktop: d, Socket: filepath.Join(dir, "agent.sock"), TCPAddr: testenv.FreeAddr(t), Log: &SyncBuffer{}, done: make(chan struct{})}
 	args := append([]string{"-listen", "unix://" + a.Socket, "-listen", "tcp://" + a.TCPAddr, "-log-level", "debug"}, opts.ExtraArgs...)
 	a.cmd = d.Command(bin, args...)
 	a.cmd.Env = append(a.cmd.Env, opts.Env...)
@@ -195,16 +195,6 @@ func dial(t testing.TB, target string) *grpc.ClientConn {
 	}
 	t.Cleanup(func() { conn.Close() })
 	return conn
-}
-
-func freeLoopbackAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // SyncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
