@@ -15,6 +15,7 @@ import (
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/testenv"
 	"glovebox.dev/tests/internal/agenttest"
+	"glovebox.dev/tests/internal/brokertest"
 )
 
 // ack is a mutation the broker answered OK.
@@ -97,7 +98,7 @@ func TestCrashSafety(t *testing.T) {
 		p.Kill()
 		wg.Wait()
 
-		checkAcked(t, auditRecords(t, setup.AuditDir, guest), acked)
+		checkAcked(t, brokertest.AuditRecords(t, setup.AuditDir, guest), acked)
 		verifyAudit(t, setup.AuditDir)
 		if t.Failed() {
 			t.Fatalf("round %d failed", round)

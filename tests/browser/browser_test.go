@@ -199,7 +199,7 @@ func checkAudit(t *testing.T, b *brokertest.Broker, browserID, tab string) {
 		action, phase, reason string
 	}
 	var got []seen
-	for _, rec := range auditRecords(t, b.AuditDir, b.Guest) {
+	for _, rec := range brokertest.AuditRecords(t, b.AuditDir, b.Guest) {
 		if rec.GetRpc() != "/glovebox.broker.v1.ComputerService/Act" {
 			continue
 		}

@@ -3,7 +3,6 @@
 package browser_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -17,9 +16,7 @@ import (
 	"golang.org/x/net/websocket"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/protobuf/encoding/protojson"
 
-	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/tests/internal/agenttest"
 	"glovebox.dev/tests/internal/brokertest"
 )
@@ -88,33 +85,6 @@ func (d *devtools) eval(t testing.TB, tab, expr string, out any) {
 		}
 		return
 	}
-}
-
-// auditRecords reads a guest's audit files as they are on disk, in order.
-func auditRecords(t testing.TB, auditDir, guest string) []*brokerv1.AuditRecord {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(auditDir, guest, "audit-*.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*brokerv1.AuditRecord
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range bytes.Split(data, []byte("\n")) {
-			if len(line) == 0 {
-				continue
-			}
-			rec := &brokerv1.AuditRecord{}
-			if err := protojson.Unmarshal(line, rec); err != nil {
-				t.Fatalf("%s: %v: %q", f, err, line)
-			}
-			out = append(out, rec)
-		}
-	}
-	return out
 }
 
 // auditText is every audit file of the directory, concatenated.
