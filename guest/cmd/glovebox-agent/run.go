@@ -30,7 +30,6 @@ func run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	backends := newBackendSet(cfg.Display, log)
 	defer backends.Close()
-	backends.openMissing(ctx)
 	br := openBrowser(cfg, log)
 	defer br.Close()
 	withBrowser := func(b server.Backends) server.Backends {
@@ -40,18 +39,25 @@ func run(ctx context.Context, cfg Config, log *slog.Logger) error {
 
 	svc := server.New(server.Options{Version: version, XDisplay: cfg.Display, Generation: generation, Logger: log},
 		withBrowser(backends.current()))
+	g := grpc.NewServer(svc.ServerOptions()...)
+	svc.Register(g)
+	reflection.Register(g)
+	// RPCs are served from the start (a broker can connect and read GetInfo while the desktop backends open,
+	// which under TCG at boot takes a good part of a second); health says SERVING once the first attempt to
+	// open them is over, so a caller that waits for it sees every backend the desktop offers.
+	hs := health.NewServer()
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	healthpb.RegisterHealthServer(g, hs)
 	attachCtx, stopAttach := context.WithCancel(ctx)
 	attached := make(chan struct{})
 	go func() {
 		defer close(attached)
+		backends.openMissing(attachCtx)
+		svc.SetBackends(withBrowser(backends.current()))
+		hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 		backends.attachLate(attachCtx, func(b server.Backends) { svc.SetBackends(withBrowser(b)) })
 	}()
 	defer func() { stopAttach(); <-attached }()
-	g := grpc.NewServer(svc.ServerOptions()...)
-	svc.Register(g)
-	reflection.Register(g)
-	hs := health.NewServer()
-	healthpb.RegisterHealthServer(g, hs)
 
 	serveErr := make(chan error, len(listeners))
 	for _, l := range listeners {
