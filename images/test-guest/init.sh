@@ -48,11 +48,17 @@ chmod 700 /newroot/run/user/$uid
 chmod 1777 /newroot/tmp/.X11-unix
 mount --bind /gb /newroot/run/gb
 wait $agentpid
-for f in /sys/class/virtio-ports/*/name; do
-	d=${f%/name}
-	read -r n < "$f"
-	[ "$n" = org.glovebox.agent.0 ] && chown $uid "/dev/${d##*/}"
-done
+# The agent's port, given to the desktop user. The port's device may appear a moment after its module is in:
+# each start of the agent below asks again until it is there.
+ownport() {
+	for f in /sys/class/virtio-ports/*/name; do
+		[ -e "$f" ] || continue
+		d=${f%/name}
+		read -r n < "$f"
+		[ "$n" = org.glovebox.agent.0 ] && [ -e "/dev/${d##*/}" ] && chown $uid "/dev/${d##*/}" && return 0
+	done
+	return 1
+}
 # The agent, from the initramfs (static: starting it reads nothing over 9p) at /run/gb in the new root, as
 # the desktop user (asuser: setpriv and env would be read over 9p). It serves at once and attaches the
 # desktop backends when desktop.sh's Xvfb is up; it restarts whenever it exits (its pid in /run/gb-agent.pid:
@@ -61,6 +67,7 @@ done
 # later at that fixed path; the agent retries opening accessibility until the bus is there.
 (
 	while :; do
+		until ownport; do sleep 0.02; done
 		env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/home/$user USER=$user DISPLAY=:0 XDG_RUNTIME_DIR=/run/user/$uid \
 			DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus chroot /newroot /run/gb/asuser $uid /run/gb/glovebox-agent -listen serial:///dev/virtio-ports/org.glovebox.agent.0 \
 			-listen vsock://:7005 -allow-cid 1 -display :0 >> /newroot/run/agent.log 2>&1 &
