@@ -8,15 +8,14 @@ import (
 )
 
 // Images are cut into horizontal bands that are encoded independently, on every CPU, and joined: PNG bands
-// are deflate segments ended by a sync flush, JPEG bands are MCU rows between restart markers. A Cache keeps
-// each band's encoded form with the pixels it came from, so the next frame re-encodes only the bands whose
-// pixels changed: after a click or a few typed characters, most of a screen is byte for byte the same.
-// JPEG bands are one row of 4:2:0 MCUs (mcuSize), the restart interval.
-const (
-	// pngBandRows is the height of a PNG band: small enough that a local change re-encodes little, large
-	// enough that a band's sync flush (5 bytes) and fresh deflate window cost little.
-	pngBandRows = 16
-)
+// are deflate segments ended by a sync flush, JPEG bands are MCU rows (mcuSize) between restart markers. A
+// Cache keeps each band's encoded form with the pixels it came from, so the next frame re-encodes only the
+// bands whose pixels changed: after a click or a few typed characters, most of a screen is byte for byte the
+// same.
+
+// pngBandRows is the height of a PNG band: small enough that a local change re-encodes little, large enough
+// that a band's sync flush (5 bytes) and fresh deflate window cost little.
+const pngBandRows = 16
 
 // Cache keeps, for one stream of captures (same size, pixel layout, format and quality), the pixels of the
 // previous frame and the encoded form of each of its bands. Its output is byte for byte what the same
