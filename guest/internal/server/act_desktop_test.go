@@ -35,7 +35,13 @@ type actDesktop struct {
 
 func startActDesktop(t testing.TB) *actDesktop {
 	t.Helper()
-	d := desktop.Start(t, desktop.Options{})
+	return startActDesktopWith(t, desktop.Options{})
+}
+
+// startActDesktopWith is startActDesktop on a desktop started with opts.
+func startActDesktopWith(t testing.TB, opts desktop.Options) *actDesktop {
+	t.Helper()
+	d := desktop.Start(t, opts)
 	win, err := windows.New(d.Display)
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +63,7 @@ func startActDesktop(t testing.TB) *actDesktop {
 		t.Fatal(err)
 	}
 	t.Cleanup(obs.Close)
+	xconn.DiscardEvents(obs)
 	return &actDesktop{Desktop: d, in: in, win: win, client: agentv1.NewActServiceClient(dialServices(t, s)),
 		obs: obs, root: xproto.Setup(obs).DefaultScreen(obs).Root}
 }

@@ -8,6 +8,7 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/testenv"
+	"glovebox.dev/shared/testenv/desktop"
 )
 
 // Input benchmarks act on the bare root window of a desktop with no client window: a left click there and
@@ -49,9 +50,13 @@ func BenchmarkTypeCJK(b *testing.B) {
 	benchType(b, "cjk", benchCJK)
 }
 
+// benchType runs on a desktop without a window manager (the keys go to the root window either way): xdotool
+// remaps a keycode for every character missing from the keymap and maps it back at once, and openbox answers
+// each of those thousands of MappingNotify events by grabbing its key bindings again, which kept a core busy
+// for minutes, during the benchmark and after it.
 func benchType(b *testing.B, name, text string) {
 	testenv.NeedCommands(b, "xdotool")
-	e := startActDesktop(b)
+	e := startActDesktopWith(b, desktop.Options{NoWindowManager: true})
 	b.Run("glovebox-"+name, func(b *testing.B) {
 		req := &agentv1.ActRequest{Owner: "bench", Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: text}}}
 		timeInput(b, func() { e.benchAct(b, req) })

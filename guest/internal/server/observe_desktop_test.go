@@ -64,6 +64,7 @@ func newPainter(t testing.TB, display string) *painter {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
+	xconn.DiscardEvents(c)
 	return &painter{conn: c, root: xproto.Setup(c).DefaultScreen(c).Root}
 }
 

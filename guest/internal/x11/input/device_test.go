@@ -33,6 +33,7 @@ func newObserver(t *testing.T, display string) *observer {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
+	xconn.DiscardEvents(c)
 	return &observer{conn: c, root: xproto.Setup(c).DefaultScreen(c).Root}
 }
 

@@ -25,6 +25,7 @@ func startScreen(t testing.TB) (*Screen, func()) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
+	xconn.DiscardEvents(c)
 	root := xproto.Setup(c).DefaultScreen(c).Root
 	px := uint32(0)
 	damage := func() {

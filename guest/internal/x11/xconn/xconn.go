@@ -188,3 +188,18 @@ func query(c *xgb.Conn) (map[string]*xproto.QueryExtensionReply, error) {
 	}
 	return found, err
 }
+
+// DiscardEvents reads and drops every event and error c receives until it is closed. xgb keeps events for
+// WaitForEvent in a channel of bounded size; when a connection that nobody reads events from has that many
+// waiting, its reader stops and no reply on the connection ever arrives. Every client receives MappingNotify,
+// and a burst of keymap changes (xdotool typing characters missing from the keymap) sends thousands, so a
+// connection that only makes requests (a test's observer) must call it.
+func DiscardEvents(c *xgb.Conn) {
+	go func() {
+		for {
+			if ev, err := c.WaitForEvent(); ev == nil && err == nil {
+				return
+			}
+		}
+	}()
+}
