@@ -19,6 +19,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/endpoint"
 	"glovebox.dev/tests/internal/agenttest"
 	"glovebox.dev/tests/internal/brokertest"
 )
@@ -159,6 +160,7 @@ func (p *brokerProc) dial(t testing.TB, target string, opts ...grpc.DialOption) 
 	bc.BaseDelay, bc.MaxDelay = 5*time.Millisecond, 100*time.Millisecond
 	opts = append(opts, grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(agenttest.MaxMessageBytes)),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: bc, MinConnectTimeout: time.Second}))
+	opts = append(opts, endpoint.WindowOptions()...)
 	conn, err := grpc.NewClient(target, opts...)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"glovebox.dev/shared/endpoint"
 	"net"
 	"path/filepath"
 	"testing"
@@ -25,8 +26,10 @@ func dialServices(t testing.TB, s *Services) *grpc.ClientConn {
 	s.Register(g)
 	go g.Serve(lis)
 	t.Cleanup(g.Stop)
-	conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()),
+	// Dialled as the broker dials its guests.
+	opts := append(endpoint.WindowOptions(), grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)))
+	conn, err := grpc.NewClient("unix://"+sock, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,6 +138,7 @@ func (r *runner) client() (*grpc.ClientConn, error) {
 		grpc.WithChainStreamInterceptor(errgrpc.StreamClientInterceptor()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageBytes), grpc.MaxCallSendMsgSize(maxMessageBytes)),
 	}
+	opts = append(opts, endpoint.WindowOptions()...)
 	opts = append(opts, r.env.DialOptions...)
 	conn, err := grpc.NewClient("passthrough:///glovebox-broker", opts...)
 	if err != nil {

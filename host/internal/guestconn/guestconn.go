@@ -32,9 +32,6 @@ import (
 const (
 	// MaxMessageBytes matches the agent's message limit (full-screen PNGs of large displays).
 	MaxMessageBytes = 32 << 20
-	// windowBytes is the HTTP/2 flow-control window for the agent's answers (stream and connection): large
-	// enough that a screenshot arrives without waiting for window updates (grpc's default starts at 64 KiB).
-	windowBytes = 8 << 20
 	// keepaliveTime pings an idle transport with calls in flight so a dead peer is noticed. glovebox-agent
 	// accepts pings every 10 s or more (guest/internal/server KeepaliveMinTime); a shorter time here would get
 	// the connection closed with GOAWAY too_many_pings.
@@ -105,8 +102,8 @@ func New(name, uri string, opts Options) (*Conn, error) {
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: bc, MinConnectTimeout: opts.Timeout}),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)),
-		grpc.WithInitialWindowSize(windowBytes), grpc.WithInitialConnWindowSize(windowBytes),
 	)
+	dopts = append(dopts, endpoint.WindowOptions()...)
 	cc, err := grpc.NewClient(target, dopts...)
 	if err != nil {
 		return nil, fmt.Errorf("guest %s: %w", name, err)

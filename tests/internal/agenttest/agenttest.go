@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"glovebox.dev/shared/endpoint"
 	"glovebox.dev/shared/testenv"
 	"glovebox.dev/shared/testenv/desktop"
 	"google.golang.org/grpc"
@@ -188,8 +189,10 @@ func (a *Agent) ExitCode() int {
 
 func dial(t testing.TB, target string) *grpc.ClientConn {
 	t.Helper()
-	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()),
+	// Windows as the broker dials its guests (see endpoint.WindowBytes).
+	opts := append(endpoint.WindowOptions(), grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)))
+	conn, err := grpc.NewClient(target, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
