@@ -13,6 +13,9 @@ import (
 // bands whose pixels changed: after a click or a few typed characters, most of a screen is byte for byte the
 // same.
 
+// parallelCompareBytes is how many bytes of pixels to compare make it worth waking another CPU for.
+const parallelCompareBytes = 1 << 20
+
 // pngBandRows is the height of a PNG band: small enough that a local change re-encodes little, large enough
 // that a band's sync flush (5 bytes) and fresh deflate window cost little.
 const pngBandRows = 16
@@ -92,19 +95,33 @@ func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, hint Hint, maxRun i
 		parts = make([]part, n)
 	}
 	band := func(i int) (int, int) { return i * rows, min((i+1)*rows, p.Height) }
+	// Which bands changed: without a cache or a good cached part, all; bands the hint rules out, none; the
+	// others are compared with the cached frame, on every CPU when there are many (a goroutine woken on
+	// another CPU costs more than comparing a few bands).
 	dirty := make([]bool, n)
 	known := c != nil && c.tagged && hint.Changed != nil
-	parallel(n, func(i int) {
+	var compare []int
+	for i := range n {
 		y0, y1 := band(i)
 		switch {
 		case c == nil || !parts[i].ok:
 			dirty[i] = true
 		case known && !hint.Changed(c.tag, y0, y1):
-			dirty[i] = false
 		default:
-			dirty[i] = !c.same(p, y0, y1)
+			compare = append(compare, i)
 		}
-	})
+	}
+	same := func(k int) {
+		y0, y1 := band(compare[k])
+		dirty[compare[k]] = !c.same(p, y0, y1)
+	}
+	if len(compare)*rows*p.Width*4 >= parallelCompareBytes {
+		parallel(len(compare), same)
+	} else {
+		for k := range compare {
+			same(k)
+		}
+	}
 	changed := 0
 	for _, d := range dirty {
 		if d {
