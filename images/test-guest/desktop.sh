@@ -58,8 +58,15 @@ fi
 mkfifo /run/gb-a11y-go
 (
 	read -r _ < /run/gb-a11y-go
-	asuser dbus-daemon --session --nofork --address=$bus > /tmp/dbus.log 2>&1 &
-	while [ ! -S /run/user/$uid/bus ]; do sleep 0.05; done
+	# The session bus; a daemon that exits before its socket is there is started again (its log goes to the
+	# console, which the test prints when it fails).
+	for attempt in 1 2 3; do
+		asuser dbus-daemon --session --nofork --address=$bus > /tmp/dbus.log 2>&1 &
+		dbus=$!
+		while [ ! -S /run/user/$uid/bus ] && kill -0 $dbus 2> /dev/null; do sleep 0.05; done
+		[ -S /run/user/$uid/bus ] && break
+		echo "session bus attempt $attempt exited: $(cat /tmp/dbus.log)" > /dev/ttyS0
+	done
 	asuser /usr/libexec/at-spi-bus-launcher --launch-immediately > /tmp/at-spi-bus.log 2>&1 &
 	i=0
 	until (asuser dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.a11y.Bus.GetAddress > /dev/null 2>&1); do

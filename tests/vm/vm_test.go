@@ -156,7 +156,8 @@ func TestQEMUGuest(t *testing.T) {
 				}
 			}
 			if appID == "" && time.Since(start) > 60*time.Second {
-				t.Fatalf("clickme not listed within 60 s (last error %v, apps %v)", err, r.GetResponse().GetApps())
+				logs, _ := sh.try(t, 30*time.Second, "ls -l /run/user/4242; for f in /tmp/dbus.log /tmp/at-spi-bus.log /tmp/at-spi-registry.log /shared/clickme.txt; do echo \"== $f\"; cat $f; done 2>&1")
+				t.Fatalf("clickme not listed within 60 s (last error %v, apps %v); the guest's logs:\n%s", err, r.GetResponse().GetApps(), logs)
 			}
 			time.Sleep(250 * time.Millisecond)
 		}
