@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,7 +162,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		}
 		b.Run("glovebox-"+tg.name, func(b *testing.B) {
 			var nodes int
-			timeIt(b, func() {
+			timeOp(b, func() {
 				s := e.snapshot(b, tg.pid)
 				if !s.Complete {
 					b.Fatalf("incomplete: %s", s.IncompleteReason)
@@ -177,7 +176,7 @@ func BenchmarkSnapshot(b *testing.B) {
 				b.Skipf("the peer failed on %s: %v", tg.name, err)
 			}
 			var nodes int
-			timeIt(b, func() {
+			timeOp(b, func() {
 				n, err := e.dump.run(tg.pid)
 				if err != nil {
 					b.Fatal(err)
@@ -210,7 +209,7 @@ func BenchmarkElementAction(b *testing.B) {
 	ctx := context.Background()
 	b.Run("glovebox-click", func(b *testing.B) {
 		req := &agentv1.ActRequest{Owner: "bench", Action: &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{Element: &agentv1.ElementRef{SnapshotId: s.SnapshotId, Ref: button.Ref}}}}
-		timeIt(b, func() {
+		timeOp(b, func() {
 			if _, err := e.act.Act(ctx, req); err != nil {
 				b.Fatal(err)
 			}
@@ -218,7 +217,7 @@ func BenchmarkElementAction(b *testing.B) {
 	})
 	b.Run("glovebox-set_value", func(b *testing.B) {
 		i := 0
-		timeIt(b, func() {
+		timeOp(b, func() {
 			i++
 			req := &agentv1.ActRequest{Owner: "bench", Action: &agentv1.ActRequest_ElementSetValue{ElementSetValue: &agentv1.ElementSetValue{
 				Element: &agentv1.ElementRef{SnapshotId: s.SnapshotId, Ref: entry.Ref}, Value: &agentv1.ElementSetValue_Text{Text: "value " + strconv.Itoa(i)}}}}
@@ -227,19 +226,4 @@ func BenchmarkElementAction(b *testing.B) {
 			}
 		})
 	})
-}
-
-// timeIt runs op b.N times and reports the median as p50-ms besides the mean.
-func timeIt(b *testing.B, op func()) {
-	b.Helper()
-	ds := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for range b.N {
-		start := time.Now()
-		op()
-		ds = append(ds, time.Since(start))
-	}
-	b.StopTimer()
-	slices.Sort(ds)
-	b.ReportMetric(float64(ds[len(ds)/2])/float64(time.Millisecond), "p50-ms")
 }

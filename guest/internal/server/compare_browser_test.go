@@ -6,10 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 )
@@ -34,27 +32,6 @@ type browserBench struct {
 func newBrowserBench(b *testing.B) *browserBench {
 	e := newChromeEnv(b)
 	return &browserBench{e: e, tab: e.newTab(b, e.url("/big"))}
-}
-
-// p50 reports the median of ds as p50-ms.
-func reportP50(b *testing.B, ds []time.Duration) {
-	slices.Sort(ds)
-	b.ReportMetric(float64(ds[len(ds)/2])/1e6, "p50-ms")
-}
-
-// timed runs op b.N times and reports the median.
-func timed(b *testing.B, op func() error) {
-	ds := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for range b.N {
-		t0 := time.Now()
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
-		ds = append(ds, time.Since(t0))
-	}
-	b.StopTimer()
-	reportP50(b, ds)
 }
 
 // playwright runs the playwright side of op for b.N iterations and reports its own timings.
@@ -93,10 +70,12 @@ func BenchmarkBrowserSnapshot(b *testing.B) {
 	bb := newBrowserBench(b)
 	b.Run("glovebox-snapshot", func(b *testing.B) {
 		n := 0
-		timed(b, func() error {
+		timeOp(b, func() {
 			resp, err := bb.e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: bb.e.tab(bb.tab)})
+			if err != nil {
+				b.Fatal(err)
+			}
 			n = len(resp.GetSnapshot().GetElements())
-			return err
 		})
 		b.ReportMetric(float64(n), "elements")
 	})
@@ -108,10 +87,12 @@ func BenchmarkBrowserClick(b *testing.B) {
 	s := bb.e.snapshot(b, bb.tab)
 	r := ref(b, s, "button", "Act 5")
 	b.Run("glovebox-click", func(b *testing.B) {
-		timed(b, func() error {
+		timeOp(b, func() {
 			_, err := bb.e.do(b, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{
 				Tab: bb.e.tab(bb.tab), Locator: &agentv1.Locator{Kind: &agentv1.Locator_Ref{Ref: r}}}}})
-			return err
+			if err != nil {
+				b.Fatal(err)
+			}
 		})
 	})
 	b.Run("playwright-click", func(b *testing.B) { bb.playwright(b, "click") })
@@ -122,10 +103,12 @@ func BenchmarkBrowserFill(b *testing.B) {
 	s := bb.e.snapshot(b, bb.tab)
 	r := ref(b, s, "textbox", "Field 5")
 	b.Run("glovebox-fill", func(b *testing.B) {
-		timed(b, func() error {
+		timeOp(b, func() {
 			_, err := bb.e.do(b, &agentv1.ActRequest{Action: &agentv1.ActRequest_Fill{Fill: &agentv1.Fill{
 				Tab: bb.e.tab(bb.tab), Locator: &agentv1.Locator{Kind: &agentv1.Locator_Ref{Ref: r}}, Text: "sixteen chars ok"}}})
-			return err
+			if err != nil {
+				b.Fatal(err)
+			}
 		})
 	})
 	b.Run("playwright-fill", func(b *testing.B) { bb.playwright(b, "fill") })

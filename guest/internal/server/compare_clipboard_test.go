@@ -2,11 +2,9 @@ package server
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"glovebox.dev/guest/internal/clipboard/cliptest"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
@@ -24,7 +22,7 @@ func BenchmarkClipboardWrite(b *testing.B) {
 	ctx := context.Background()
 	b.Run("glovebox-write", func(b *testing.B) {
 		req := &agentv1.WriteClipboardRequest{Owner: "bench", Text: benchText}
-		timeClipboard(b, func() {
+		timeOp(b, func() {
 			if _, err := e.clip.WriteClipboard(ctx, req); err != nil {
 				b.Fatal(err)
 			}
@@ -42,7 +40,7 @@ func BenchmarkClipboardWrite(b *testing.B) {
 				_ = syscall.Kill(-g, syscall.SIGKILL)
 			}
 		}()
-		timeClipboard(b, func() {
+		timeOp(b, func() {
 			cmd := e.d.Command("xclip", "-selection", "clipboard", "-i")
 			cmd.Stdin = strings.NewReader(benchText)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -69,7 +67,7 @@ func BenchmarkClipboardRead(b *testing.B) {
 	owner := cliptest.Own(b, e.d, "clipboard", []byte(benchText), "")
 	defer owner.Stop()
 	b.Run("glovebox-read", func(b *testing.B) {
-		timeClipboard(b, func() {
+		timeOp(b, func() {
 			r, err := e.clip.ReadClipboard(ctx, &agentv1.ReadClipboardRequest{})
 			if err != nil || r.GetText() != benchText {
 				b.Fatalf("ReadClipboard = %q, %v", r.GetText(), err)
@@ -77,25 +75,10 @@ func BenchmarkClipboardRead(b *testing.B) {
 		})
 	})
 	b.Run("xclip-read", func(b *testing.B) {
-		timeClipboard(b, func() {
+		timeOp(b, func() {
 			if got := e.xclipOut(b, "clipboard", ""); got != benchText {
 				b.Fatalf("xclip -o = %q", got)
 			}
 		})
 	})
-}
-
-// timeClipboard runs op b.N times and reports the median as p50-ms besides the mean.
-func timeClipboard(b *testing.B, op func()) {
-	b.Helper()
-	ds := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for range b.N {
-		start := time.Now()
-		op()
-		ds = append(ds, time.Since(start))
-	}
-	b.StopTimer()
-	slices.Sort(ds)
-	b.ReportMetric(float64(ds[len(ds)/2])/float64(time.Millisecond), "p50-ms")
 }

@@ -2,9 +2,7 @@ package server
 
 import (
 	"context"
-	"slices"
 	"testing"
-	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/testenv"
@@ -24,7 +22,7 @@ func BenchmarkClick(b *testing.B) {
 	e := startActDesktop(b)
 	b.Run("glovebox-click", func(b *testing.B) {
 		i := 0
-		timeInput(b, func() {
+		timeOp(b, func() {
 			i++
 			e.benchAct(b, &agentv1.ActRequest{Owner: "bench", Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{
 				At: &agentv1.Point{X: int32(600 + i%50), Y: 400}}}})
@@ -32,7 +30,7 @@ func BenchmarkClick(b *testing.B) {
 	})
 	b.Run("xdotool-click", func(b *testing.B) {
 		i := 0
-		timeInput(b, func() {
+		timeOp(b, func() {
 			i++
 			e.run(b, "xdotool", "mousemove", itoa(uint32(600+i%50)), "400", "click", "1")
 		})
@@ -59,10 +57,10 @@ func benchType(b *testing.B, name, text string) {
 	e := startActDesktopWith(b, desktop.Options{NoWindowManager: true})
 	b.Run("glovebox-"+name, func(b *testing.B) {
 		req := &agentv1.ActRequest{Owner: "bench", Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: text}}}
-		timeInput(b, func() { e.benchAct(b, req) })
+		timeOp(b, func() { e.benchAct(b, req) })
 	})
 	b.Run("xdotool-"+name, func(b *testing.B) {
-		timeInput(b, func() { e.run(b, "xdotool", "type", "--delay", "0", text) })
+		timeOp(b, func() { e.run(b, "xdotool", "type", "--delay", "0", text) })
 	})
 	if got := e.keysDown(b); len(got) != 0 {
 		b.Errorf("keys left down: %v", got)
@@ -79,21 +77,4 @@ func (e *actDesktop) run(b *testing.B, name string, args ...string) {
 	if out, err := e.Command(name, args...).CombinedOutput(); err != nil {
 		b.Fatalf("%s: %v %s", name, err, out)
 	}
-}
-
-// timeInput runs fn b.N times and reports the median as p50-ms beside the mean ns/op.
-func timeInput(b *testing.B, fn func()) {
-	fn() // warm up: connections, keymap, spare keycodes
-	times := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for range b.N {
-		t := time.Now()
-		fn()
-		times = append(times, time.Since(t))
-	}
-	b.StopTimer()
-	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
-	b.ReportMetric(float64(times[len(times)*9/10])/1e6, "p90-ms")
-	b.ReportMetric(float64(times[len(times)*99/100])/1e6, "p99-ms")
 }

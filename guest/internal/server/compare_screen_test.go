@@ -115,15 +115,6 @@ wrote shot.png (1280x800, 212 KiB) in 4.1 ms</pre><table><tr><th>Verb</th><th>Ta
 	return s.String()
 }
 
-// p50 reports the median of the per-iteration durations in milliseconds.
-func p50(b *testing.B, d []time.Duration) {
-	if len(d) == 0 {
-		return
-	}
-	slices.Sort(d)
-	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "p50-ms")
-}
-
 func benchCapture(b *testing.B, e *screenEnv, damage func(), opts *agentv1.ScreenshotOptions) {
 	ctx := context.Background()
 	var ds []time.Duration
@@ -149,7 +140,7 @@ func benchCapture(b *testing.B, e *screenEnv, damage func(), opts *agentv1.Scree
 		b.SetBytes(int64(len(r.Image.Data)))
 		size = len(r.Image.Data)
 	}
-	p50(b, ds)
+	reportPercentiles(b, ds)
 	b.ReportMetric(float64(size), "B/frame")
 }
 
@@ -164,7 +155,7 @@ func benchScrot(b *testing.B, e *screenEnv, args ...string) {
 		}
 		ds = append(ds, time.Since(start))
 	}
-	p50(b, ds)
+	reportPercentiles(b, ds)
 	if st, err := os.Stat(args[len(args)-1]); err == nil {
 		b.ReportMetric(float64(st.Size()), "B/frame")
 	}
