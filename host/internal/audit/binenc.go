@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"unicode/utf8"
@@ -131,11 +132,7 @@ func (w *binWriter) structFields(s *structpb.Struct) {
 		w.ok = false
 		return
 	}
-	keys := make([]string, 0, len(s.Fields))
-	for k := range s.Fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(s.Fields))
 	for _, k := range keys {
 		entry := w.begin(1)
 		w.always(1, k)

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -204,11 +205,7 @@ func (w *jsonWriter) structValue(s *structpb.Struct) {
 		w.ok = false
 		return
 	}
-	keys := make([]string, 0, len(s.Fields))
-	for k := range s.Fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(s.Fields))
 	w.out = append(w.out, '{')
 	for i, k := range keys {
 		if i > 0 {
