@@ -74,10 +74,10 @@ func (c *Cache) Reused() (reused, bands int) {
 type runFunc func(p Pixels, y0, y1 int, dst []part) error
 
 // encodeBands cuts p into bands of rows rows, finds those that differ from the cache (all of them without
-// one), and encodes them with fn on every CPU: each band on its own when maxRun is 1, else runs of
-// consecutive changed bands split evenly over the CPUs. The parts returned belong to the cache when there is
-// one (locked by the caller): use them before unlocking it.
-func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, hint Hint, maxRun int, fn runFunc) ([]part, error) {
+// one), and encodes them with fn on every CPU: each band on its own, or with runs set, runs of consecutive
+// changed bands split evenly over the CPUs. The parts returned belong to the cache when there is one (locked
+// by the caller): use them before unlocking it.
+func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, hint Hint, runs bool, fn runFunc) ([]part, error) {
 	n := (p.Height + rows - 1) / rows
 	var parts []part
 	if c != nil {
@@ -128,11 +128,11 @@ func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, hint Hint, maxRun i
 			changed++
 		}
 	}
-	per := maxRun
-	if per > 1 {
+	per := 1
+	if runs {
 		per = max(1, (changed+runtime.NumCPU()-1)/runtime.NumCPU())
 	}
-	var runs [][2]int
+	var todo [][2]int
 	for i := 0; i < n; {
 		if !dirty[i] {
 			i++
@@ -142,12 +142,12 @@ func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, hint Hint, maxRun i
 		for j < n && dirty[j] && j-i < per {
 			j++
 		}
-		runs = append(runs, [2]int{i, j})
+		todo = append(todo, [2]int{i, j})
 		i = j
 	}
-	errs := make([]error, len(runs))
-	parallel(len(runs), func(r int) {
-		i0, i1 := runs[r][0], runs[r][1]
+	errs := make([]error, len(todo))
+	parallel(len(todo), func(r int) {
+		i0, i1 := todo[r][0], todo[r][1]
 		for i := i0; i < i1; i++ {
 			parts[i].ok = false
 		}

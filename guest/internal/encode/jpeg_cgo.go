@@ -99,8 +99,7 @@ func encodeJPEGRows(p Pixels, quality int, c *Cache, hint Hint) ([]byte, error) 
 		header = c.jpegHeader
 	}
 	var mu sync.Mutex
-	n := (p.Height + mcuSize - 1) / mcuSize
-	parts, err := encodeBands(p, mcuSize, c, key, hint, n, func(p Pixels, y0, y1 int, dst []part) error {
+	parts, err := encodeBands(p, mcuSize, c, key, hint, true, func(p Pixels, y0, y1 int, dst []part) error {
 		sub := p
 		sub.Pix = p.Pix[y0*p.Stride:]
 		sub.Height = y1 - y0
