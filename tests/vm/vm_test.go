@@ -162,21 +162,10 @@ func TestQEMUGuest(t *testing.T) {
 			time.Sleep(250 * time.Millisecond)
 		}
 		report(t, "accessibility: ListApps finds the GTK app (from subtest start)", time.Since(start))
-		var button *agentv1.Element
-		var snap *agentv1.Snapshot
-		for button == nil {
+		snap, button := waitElement(t, start, 90*time.Second, "push button", "Press me", func() (*agentv1.Snapshot, error) {
 			r, err := cc.SnapshotApp(ctx, &brokerv1.SnapshotAppRequest{SessionId: sid, Request: &agentv1.SnapshotAppRequest{AppId: appID}})
-			snap = r.GetResponse().GetSnapshot()
-			for _, e := range snap.GetElements() {
-				if e.GetRole() == "push button" && e.GetName() == "Press me" {
-					button = e
-				}
-			}
-			if button == nil && time.Since(start) > 90*time.Second {
-				t.Fatalf("no \"Press me\" push button in the snapshot within 90 s (last error %v):\n%s", err, snap.GetText())
-			}
-			time.Sleep(250 * time.Millisecond)
-		}
+			return r.GetResponse().GetSnapshot(), err
+		})
 		report(t, "accessibility: SnapshotApp has the button (from subtest start)", time.Since(start))
 		clicked := time.Now()
 		mustAct(t, cc, sid, &agentv1.ActRequest{Action: &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{
@@ -228,21 +217,10 @@ func TestQEMUGuest(t *testing.T) {
 		}
 		report(t, "browser: ListTabs finds the page (from Chromium start)", time.Since(start))
 		ref := &agentv1.TabRef{BrowserId: browserID, TabId: tab.GetTabId()}
-		var button *agentv1.Element
-		var snap *agentv1.Snapshot
-		for button == nil {
+		snap, button := waitElement(t, start, 150*time.Second, "button", "Press me", func() (*agentv1.Snapshot, error) {
 			r, err := cc.SnapshotTab(ctx, &brokerv1.SnapshotTabRequest{SessionId: sid, Request: &agentv1.SnapshotTabRequest{Tab: ref}})
-			snap = r.GetResponse().GetSnapshot()
-			for _, e := range snap.GetElements() {
-				if e.GetRole() == "button" && e.GetName() == "Press me" {
-					button = e
-				}
-			}
-			if button == nil && time.Since(start) > 150*time.Second {
-				t.Fatalf("no \"Press me\" button in the tab's snapshot (last error %v):\n%s", err, snap.GetText())
-			}
-			time.Sleep(250 * time.Millisecond)
-		}
+			return r.GetResponse().GetSnapshot(), err
+		})
 		report(t, "browser: SnapshotTab has the button (from Chromium start)", time.Since(start))
 		clicked := time.Now()
 		mustAct(t, cc, sid, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: ref,
@@ -338,6 +316,25 @@ func TestQEMUGuest(t *testing.T) {
 func report(t *testing.T, what string, d time.Duration) {
 	t.Logf("%s: %.2f s", what, d.Seconds())
 	fmt.Fprintf(os.Stdout, "vm: %s: %.2f s\n", what, d.Seconds())
+}
+
+// waitElement takes snapshots with take until one has an element of role and name, and fails the test once
+// limit has passed since start without one. It returns that snapshot and the element.
+func waitElement(t *testing.T, start time.Time, limit time.Duration, role, name string,
+	take func() (*agentv1.Snapshot, error)) (*agentv1.Snapshot, *agentv1.Element) {
+	t.Helper()
+	for {
+		snap, err := take()
+		for _, e := range snap.GetElements() {
+			if e.GetRole() == role && e.GetName() == name {
+				return snap, e
+			}
+		}
+		if time.Since(start) > limit {
+			t.Fatalf("no %s %q in the snapshot within %v (last error %v):\n%s", role, name, limit, err, snap.GetText())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }
 
 func mustAct(t *testing.T, cc brokerv1.ComputerServiceClient, sid string, r *agentv1.ActRequest) {
