@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"glovebox.dev/host/internal/benchtest"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"google.golang.org/protobuf/proto"
@@ -42,7 +43,7 @@ func benchAppend(b *testing.B, parallelism int) {
 		l.Close()
 		if len(o.fsyncs) > 0 {
 			slices.Sort(o.fsyncs)
-			b.ReportMetric(ms(o.fsyncs[len(o.fsyncs)/2]), "fsync-p50-ms")
+			b.ReportMetric(benchtest.Ms(o.fsyncs[len(o.fsyncs)/2]), "fsync-p50-ms")
 			depth := 0
 			for _, d := range o.depth {
 				depth += d
@@ -135,12 +136,10 @@ func benchMutations(b *testing.B, parallelism int, appendRec func(*brokerv1.Audi
 	slices.Sort(mutations)
 	b.ReportMetric(float64(len(mutations))/elapsed.Seconds(), "mutations/s")
 	b.ReportMetric(float64(len(appends))/elapsed.Seconds(), "records/s")
-	b.ReportMetric(ms(appends[len(appends)/2]), "p50-ms")
-	b.ReportMetric(ms(appends[len(appends)*99/100]), "p99-ms")
-	b.ReportMetric(ms(mutations[len(mutations)*99/100]), "mutation-p99-ms")
+	b.ReportMetric(benchtest.Ms(appends[len(appends)/2]), "p50-ms")
+	b.ReportMetric(benchtest.Ms(appends[len(appends)*99/100]), "p99-ms")
+	b.ReportMetric(benchtest.Ms(mutations[len(mutations)*99/100]), "mutation-p99-ms")
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // BenchmarkAppendRate5k offers audited mutations at a fixed 5000/s (open loop, the target rate) and
 // measures each from the moment it was due, so a stall shows in the percentiles instead of slowing the
@@ -150,46 +149,23 @@ func BenchmarkAppendRate5k(b *testing.B) {
 		const rate = 5000
 		o := &observer{}
 		l, _ := openLog(b, Options{Observer: o})
-		lat := make([]time.Duration, b.N)
-		var wg sync.WaitGroup
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
-			due := start.Add(time.Duration(i) * time.Second / rate)
-			if d := time.Until(due); d > 0 {
-				time.Sleep(d)
+		benchtest.OpenLoop(b, rate, func(i int) error {
+			intent := clickRecord("vm1", "s", i)
+			if _, err := l.Append(context.Background(), intent); err != nil {
+				return err
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				intent := clickRecord("vm1", "s", i)
-				if _, err := l.Append(context.Background(), intent); err != nil {
-					b.Error(err)
-					return
-				}
-				outcome := clickRecord("vm1", "s", i)
-				outcome.Phase, outcome.IntentSeq, outcome.Code = brokerv1.AuditPhase_AUDIT_PHASE_OUTCOME, intent.GetSeq(), "OK"
-				if _, err := l.Append(context.Background(), outcome); err != nil {
-					b.Error(err)
-					return
-				}
-				lat[i] = time.Since(due)
-			}()
-		}
-		wg.Wait()
-		elapsed := time.Since(start)
-		b.StopTimer()
-		slices.Sort(lat)
-		b.ReportMetric(float64(b.N)/elapsed.Seconds(), "mutations/s")
-		b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
-		b.ReportMetric(ms(lat[len(lat)*99/100]), "p99-ms")
+			outcome := clickRecord("vm1", "s", i)
+			outcome.Phase, outcome.IntentSeq, outcome.Code = brokerv1.AuditPhase_AUDIT_PHASE_OUTCOME, intent.GetSeq(), "OK"
+			_, err := l.Append(context.Background(), outcome)
+			return err
+		})
 		l.Close()
 		if len(o.fsyncs) > 0 {
 			// The disk's share of the tail: a mutation waits for at least two fsyncs.
 			slices.Sort(o.fsyncs)
-			b.ReportMetric(ms(o.fsyncs[len(o.fsyncs)/2]), "fsync-p50-ms")
-			b.ReportMetric(ms(o.fsyncs[len(o.fsyncs)*99/100]), "fsync-p99-ms")
-			b.ReportMetric(ms(o.fsyncs[len(o.fsyncs)-1]), "fsync-max-ms")
+			b.ReportMetric(benchtest.Ms(o.fsyncs[len(o.fsyncs)/2]), "fsync-p50-ms")
+			b.ReportMetric(benchtest.Ms(o.fsyncs[len(o.fsyncs)*99/100]), "fsync-p99-ms")
+			b.ReportMetric(benchtest.Ms(o.fsyncs[len(o.fsyncs)-1]), "fsync-max-ms")
 			b.ReportMetric(float64(2*b.N)/float64(len(o.fsyncs)), "records/fsync")
 		}
 	})

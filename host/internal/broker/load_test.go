@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"glovebox.dev/host/internal/audit"
+	"glovebox.dev/host/internal/benchtest"
 	"glovebox.dev/host/internal/config"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
@@ -171,34 +172,12 @@ func BenchmarkAuditedMutationsRate5k(b *testing.B) {
 			sessions = append(sessions, tb.session(b, "agent", fmt.Sprintf("g%d", g)))
 		}
 	}
-	lat := make([]time.Duration, b.N)
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	start := time.Now()
-	for i := 0; i < b.N; i++ {
-		due := start.Add(time.Duration(i) * time.Second / rate)
-		if d := time.Until(due); d > 0 {
-			time.Sleep(d)
-		}
-		wg.Add(1)
-		go func() {
-			ctx := tb.as("agent") // a caller per goroutine: the broker records each RPC's session on it
-			defer wg.Done()
-			s := sessions[i%len(sessions)]
-			if _, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: click(1, 1, agentv1.MouseButton_MOUSE_BUTTON_LEFT)}); err != nil {
-				b.Error(err)
-				return
-			}
-			lat[i] = time.Since(due)
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "mutations/s")
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	benchtest.OpenLoop(b, rate, func(i int) error {
+		ctx := tb.as("agent") // a caller per goroutine: the broker records each RPC's session on it
+		s := sessions[i%len(sessions)]
+		_, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: click(1, 1, agentv1.MouseButton_MOUSE_BUTTON_LEFT)})
+		return err
+	})
 	if n := obs.n.Load(); n > 0 {
 		b.ReportMetric(float64(obs.recs.Load())/float64(n), "records/fsync")
 		b.ReportMetric(float64(obs.ns.Load())/float64(n)/1e6, "fsync-ms")
