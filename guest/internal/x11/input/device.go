@@ -123,8 +123,10 @@ func (d *Device) Close() error {
 		d.releaseOwner(owner)
 	}
 	d.restoreSpares()
-	err := errors.Join(d.sync(), d.syncX())
+	err := d.sync()
 	if d.raw != nil {
+		// The releases went on the raw connection, the restored keymap on the main one.
+		err = errors.Join(err, d.syncX())
 		d.raw.Close()
 	}
 	d.conn.Close()
