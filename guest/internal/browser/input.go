@@ -144,18 +144,18 @@ func (b *Backend) drag(ctx context.Context, t *tab, owner string, d *agentv1.Pag
 	return t.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, tx, ty, input.MouseButtonLeft, 0, 1, mods)
 }
 
-// fill focuses a field, selects all, replaces it with text through Input.insertText and reads the value back.
+// fill focuses a field and selects all (one round trip, locating included), replaces it with text through
+// Input.insertText and reads the value back.
 func (t *tab) fill(ctx context.Context, f *agentv1.Fill, resp *agentv1.ActResponse) error {
-	loc, err := t.element(ctx, f.GetLocator(), "fill")
+	loc, err := t.locateCall(ctx, f.GetLocator(), "fill", jsFocusField)
 	if err != nil {
 		return err
 	}
 	resp.Target.ElementRef, resp.Target.SnapshotId = loc.ref, loc.snap
-	var kind struct{ Kind string }
-	if err := t.call(ctx, loc.obj, jsFocusField, "fill", &kind); err != nil {
-		return err
+	var v struct {
+		Value    string
+		Editable bool
 	}
-	var v struct{ Value string }
 	if f.GetText() == "" {
 		if err := t.key(ctx, mustKey("Delete"), 0); err != nil {
 			return err
@@ -185,7 +185,7 @@ func (t *tab) fill(ctx context.Context, f *agentv1.Fill, resp *agentv1.ActRespon
 	}
 	resp.Value = v.Value
 	got, want := v.Value, f.GetText()
-	if kind.Kind == "editable" {
+	if v.Editable {
 		got, want = strings.TrimRight(strings.ReplaceAll(got, "\u00a0", " "), "\n"), strings.TrimRight(want, "\n")
 	}
 	if got != want {

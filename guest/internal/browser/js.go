@@ -60,11 +60,11 @@ const jsFocusField = `function() {
   return {kind: field ? 'field' : 'editable'};
 }`
 
-// jsValue reads a field's value back (text content for contenteditable).
+// jsValue reads a field's value back (text content for contenteditable, said by editable).
 const jsValue = `function() {
   if (!this.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
   if ('value' in this && (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement || this instanceof HTMLSelectElement)) return {value: this.value};
-  return {value: this.innerText};
+  return {value: this.innerText, editable: true};
 }`
 
 // jsSetValue sets a form control's value with the native setter and fires input and change, as frameworks

@@ -113,6 +113,68 @@ func (t *tab) element(ctx context.Context, l *agentv1.Locator, what string) (*lo
 	return &located{obj: obj}, nil
 }
 
+// locateCall locates an element and runs fn, a page function of no arguments, on it; fn's {err, detail} fails
+// the call, any other result is dropped. An element a locator names without a page object yet (a ref not
+// resolved since its snapshot, a selector) is found and called in one round trip, not two.
+func (t *tab) locateCall(ctx context.Context, l *agentv1.Locator, what, fn string) (*located, error) {
+	var find string
+	var ref *agentv1.ElementRef
+	i := 0
+	switch k := l.GetKind().(type) {
+	case *agentv1.Locator_Ref:
+		var err error
+		if i, err = t.node(k.Ref); err != nil {
+			return nil, err
+		}
+		if o, ok := t.cached(i); ok {
+			return &located{obj: o, ref: k.Ref.GetRef(), snap: k.Ref.GetSnapshotId()}, t.call(ctx, o, fn, what, nil)
+		}
+		ref = k.Ref
+		find = "(" + jsRef + ")(" + jsonString(ref.GetSnapshotId()) + "," + strconv.Itoa(i) + ")"
+	case *agentv1.Locator_Selector:
+		find = "(" + jsQuery + ")(" + jsonString(k.Selector) + ")"
+	default:
+		loc, err := t.element(ctx, l, what)
+		if err != nil {
+			return nil, err
+		}
+		return loc, t.call(ctx, loc.obj, fn, what, nil)
+	}
+	// The element itself is the result (a page object); a failure is a string "code:detail".
+	expr := "(function(el) { if (el === null) return 'unheld:'; if (typeof el === 'string') return el; const r = (" + fn +
+		").call(el); return r && r.err ? r.err + ':' + r.detail : el; })(" + find + ")"
+	res, err := cdp.Call(ctx, t.s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ObjectGroup: t.group})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if res.ExceptionDetails != nil {
+		if ref == nil {
+			return nil, fmt.Errorf("%s: selector: %s: %w", what, res.ExceptionDetails.Text, errdefs.ErrInvalidArgument)
+		}
+		return nil, fmt.Errorf("%s: page script failed: %s: %w", what, res.ExceptionDetails.Text, errdefs.ErrInternal)
+	}
+	if res.Result != nil && res.Result.Type == "object" && res.Result.ObjectID != "" {
+		if ref == nil {
+			return &located{obj: res.Result.ObjectID}, nil
+		}
+		t.keep(i, res.Result.ObjectID)
+		return &located{obj: res.Result.ObjectID, ref: ref.GetRef(), snap: ref.GetSnapshotId()}, nil
+	}
+	var pe pageError
+	if res.Result != nil {
+		jsonv2.Unmarshal(res.Result.Value, &pe.Detail)
+	}
+	pe.Err, pe.Detail, _ = strings.Cut(pe.Detail, ":")
+	if pe.Err == "unheld" {
+		return nil, fmt.Errorf("%s: ref %s: the page no longer holds snapshot %s (a new document): take a snapshot: %w",
+			what, ref.GetRef(), ref.GetSnapshotId(), errdefs.ErrStaleRef)
+	}
+	if pe.Err == "none" || pe.Err == "many" || pe.Err == "selector" {
+		return nil, pe.error(what + ": selector")
+	}
+	return nil, pe.error(what)
+}
+
 // resolve turns a backend node id into a page object; a node the page no longer has is a stale ref.
 func (t *tab) resolve(ctx context.Context, id cdp.BackendNodeID) (runtime.RemoteObjectID, error) {
 	res, err := cdp.Call(ctx, t.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ObjectGroup: t.group})
@@ -133,11 +195,8 @@ func (t *tab) resolve(ctx context.Context, id cdp.BackendNodeID) (runtime.Remote
 // object an earlier action of the same snapshot resolved while its object group lives (the page functions check
 // that the element is still connected).
 func (t *tab) resolveCached(ctx context.Context, key string, i int) (runtime.RemoteObjectID, error) {
-	t.mu.Lock()
-	o, ok := t.objects[i]
-	t.mu.Unlock()
-	if ok && (o.group == t.group || o.group == t.prevGroup) {
-		return o.id, nil
+	if o, ok := t.cached(i); ok {
+		return o, nil
 	}
 	res, err := cdp.Call(ctx, t.s, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: "(" + jsRef + ")(" + jsonString(key) + "," + strconv.Itoa(i) + ")", ObjectGroup: t.group})
@@ -147,13 +206,29 @@ func (t *tab) resolveCached(ctx context.Context, key string, i int) (runtime.Rem
 	if res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
 		return "", fmt.Errorf("the page no longer holds snapshot %s (a new document): take a snapshot: %w", key, errdefs.ErrStaleRef)
 	}
+	t.keep(i, res.Result.ObjectID)
+	return res.Result.ObjectID, nil
+}
+
+// cached is the page object of element i of the newest snapshot while its object group lives.
+func (t *tab) cached(i int) (runtime.RemoteObjectID, bool) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	o, ok := t.objects[i]
+	if !ok || (o.group != t.group && o.group != t.prevGroup) {
+		return "", false
+	}
+	return o.id, true
+}
+
+// keep remembers the page object of element i of the newest snapshot, held by the current object group.
+func (t *tab) keep(i int, id runtime.RemoteObjectID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.objects == nil {
 		t.objects = map[int]pageObject{}
 	}
-	t.objects[i] = pageObject{res.Result.ObjectID, t.group}
-	t.mu.Unlock()
-	return res.Result.ObjectID, nil
+	t.objects[i] = pageObject{id, t.group}
 }
 
 // pageObject is a resolved element and the object group holding it.
