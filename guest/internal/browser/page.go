@@ -148,9 +148,7 @@ func (t *tab) locateCall(ctx context.Context, l *agentv1.Locator, what, fn strin
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if res.ExceptionDetails != nil {
-		if ref == nil {
-			return nil, fmt.Errorf("%s: selector: %s: %w", what, res.ExceptionDetails.Text, errdefs.ErrInvalidArgument)
-		}
+		// jsQuery answers a bad selector itself: an exception is the page function's.
 		return nil, fmt.Errorf("%s: page script failed: %s: %w", what, res.ExceptionDetails.Text, errdefs.ErrInternal)
 	}
 	if res.Result != nil && res.Result.Type == "object" && res.Result.ObjectID != "" {
