@@ -20,7 +20,8 @@ import (
 const fillPage = `<!doctype html><title>Fill</title>
 <input id="a" aria-label="A" value="old a"><textarea id="t" aria-label="T">old t</textarea>
 <div id="ce" contenteditable="true" role="textbox" aria-label="E">old e</div><button id="b">B</button>
-<input class="two"><input class="two">
+<input class="two"><input class="two"><input id="m" type="email" aria-label="M">
+<input id="up" aria-label="Up" value="abc" oninput="this.value = this.value.toUpperCase()">
 <script>window.__log=[]; for (const id of ['a','t','ce']) document.getElementById(id).addEventListener('input', e => __log.push(id + ' ' + e.inputType + ' ' + e.isTrusted));</script>`
 
 // TestFillLocators fills by refs (the first use of a ref locates and focuses in one round trip, a later one
@@ -98,6 +99,7 @@ func TestFillLocators(t *testing.T) {
 		{"contenteditable ref", refOf("E"), "édité 👍", "document.getElementById('ce').innerText"},
 		{"contenteditable selector", sel("#ce"), "again", "document.getElementById('ce').innerText"},
 		{"input selector", sel("#a"), "by selector", "document.getElementById('a').value"},
+		{"email, no selection API", refOf("M"), "a@example.org", "document.getElementById('m').value"},
 	} {
 		resp, err := fill(c.loc, c.text)
 		if err != nil {
@@ -127,6 +129,14 @@ func TestFillLocators(t *testing.T) {
 		if _, err := fill(c.loc, "x"); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
+	}
+	// The page rewrites what is typed: filling the text the field already had is still read back after the
+	// insert and is a mismatch.
+	if _, err := fill(refOf("Up"), "abc"); !errors.Is(err, errdefs.ErrInternal) {
+		t.Errorf("fill rewritten by the page: %v, want a mismatch", err)
+	}
+	if got := read("document.getElementById('up').value"); got != "ABC" {
+		t.Errorf("the page's field has %q", got)
 	}
 	// A ref of the page before a reload is refused, never filled into the new document.
 	stale := refOf("A")

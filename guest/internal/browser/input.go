@@ -152,10 +152,7 @@ func (t *tab) fill(ctx context.Context, f *agentv1.Fill, resp *agentv1.ActRespon
 		return err
 	}
 	resp.Target.ElementRef, resp.Target.SnapshotId = loc.ref, loc.snap
-	var v struct {
-		Value    string
-		Editable bool
-	}
+	var v fieldValue
 	if f.GetText() == "" {
 		if err := t.key(ctx, mustKey("Delete"), 0); err != nil {
 			return err
@@ -165,7 +162,9 @@ func (t *tab) fill(ctx context.Context, f *agentv1.Fill, resp *agentv1.ActRespon
 		}
 	} else {
 		// The text and a first read-back go as one batch. The read-back travels on another channel than the
-		// input and may overtake it; a read that does not match yet is repeated once the insert is acknowledged.
+		// input and may overtake it: a read that does not match, or that still finds the whole text selected as
+		// focusing left it (the insert has not replaced it yet, even when the old text equals the new), is
+		// repeated; by then the insert is acknowledged, so the second read comes after it.
 		var res runtime.CallFunctionOnResult
 		err := t.c.conn.batch(ctx, t.s.id, []command{
 			{method: "Input.insertText", params: input.InsertTextParams{Text: f.GetText()}},
@@ -177,23 +176,36 @@ func (t *tab) fill(ctx context.Context, f *agentv1.Fill, resp *agentv1.ActRespon
 		if err := decodeResult(res.Result, res.ExceptionDetails, "fill: read back", &v); err != nil {
 			return err
 		}
-		if v.Value != f.GetText() {
+		if v.Whole || !v.matches(f.GetText()) {
+			v = fieldValue{}
 			if err := t.call(ctx, loc.obj, jsValue, "fill: read back", &v); err != nil {
 				return err
 			}
 		}
 	}
 	resp.Value = v.Value
-	got, want := v.Value, f.GetText()
-	if v.Editable {
-		got, want = strings.TrimRight(strings.ReplaceAll(got, "\u00a0", " "), "\n"), strings.TrimRight(want, "\n")
-	}
-	if got != want {
+	if !v.matches(f.GetText()) {
 		return fmt.Errorf("fill: the value read back (%d bytes) differs from the text filled (%d bytes): the page changed or refused it: %w",
 			len(v.Value), len(f.GetText()), errdefs.ErrInternal)
 	}
 	resp.Effect = agentv1.Effect_EFFECT_VERIFIED
 	return nil
+}
+
+// fieldValue is a field's value read back by jsValue.
+type fieldValue struct {
+	Value string
+	// Editable says the element is contenteditable (Value is its text); Whole that its whole text is selected.
+	Editable, Whole bool
+}
+
+// matches reports whether the value read back is text; contenteditable text is compared with non-breaking
+// spaces as spaces and without trailing newlines.
+func (v fieldValue) matches(text string) bool {
+	if !v.Editable {
+		return v.Value == text
+	}
+	return strings.TrimRight(strings.ReplaceAll(v.Value, "\u00a0", " "), "\n") == strings.TrimRight(text, "\n")
 }
 
 // typeText types into the focused element: runs of text through Input.insertText, newlines as Enter; with a

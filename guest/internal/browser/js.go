@@ -60,11 +60,17 @@ const jsFocusField = `function() {
   return {kind: field ? 'field' : 'editable'};
 }`
 
-// jsValue reads a field's value back (text content for contenteditable, said by editable).
+// jsValue reads a field's value back (text content for contenteditable, said by editable), and whether its whole
+// non-empty text is selected (whole; also when a field type has no selection to tell by).
 const jsValue = `function() {
   if (!this.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
-  if ('value' in this && (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement || this instanceof HTMLSelectElement)) return {value: this.value};
-  return {value: this.innerText, editable: true};
+  if (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement) {
+    let whole = true;
+    try { whole = this.selectionStart === null || (this.value !== '' && this.selectionStart === 0 && this.selectionEnd === this.value.length); } catch (e) {}
+    return {value: this.value, whole: whole};
+  }
+  const s = getSelection();
+  return {value: this.innerText, editable: true, whole: !!s && !s.isCollapsed && this.contains(s.anchorNode) && this.contains(s.focusNode)};
 }`
 
 // jsSetValue sets a form control's value with the native setter and fires input and change, as frameworks
