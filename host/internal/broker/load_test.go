@@ -150,11 +150,7 @@ func BenchmarkAuditedMutations(b *testing.B) {
 		b.ReportMetric(float64(len(all))/elapsed.Seconds(), "mutations/s")
 		b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "p50-ms")
 		b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
-		if n := obs.n.Load(); n > 0 {
-			b.ReportMetric(float64(obs.recs.Load())/float64(n), "records/fsync")
-			b.ReportMetric(float64(obs.ns.Load())/float64(n)/1e6, "fsync-ms")
-			b.ReportMetric(float64(obs.max.Load())/1e6, "fsync-max-ms")
-		}
+		obs.report(b)
 	}
 }
 
@@ -178,9 +174,5 @@ func BenchmarkAuditedMutationsRate5k(b *testing.B) {
 		_, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: click(1, 1, agentv1.MouseButton_MOUSE_BUTTON_LEFT)})
 		return err
 	})
-	if n := obs.n.Load(); n > 0 {
-		b.ReportMetric(float64(obs.recs.Load())/float64(n), "records/fsync")
-		b.ReportMetric(float64(obs.ns.Load())/float64(n)/1e6, "fsync-ms")
-		b.ReportMetric(float64(obs.max.Load())/1e6, "fsync-max-ms")
-	}
+	obs.report(b)
 }
