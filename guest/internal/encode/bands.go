@@ -76,9 +76,24 @@ type runFunc func(p Pixels, y0, y1 int, dst []part) error
 // encodeBands cuts p into bands of rows rows, finds those that differ from the cache (all of them without
 // one), and encodes them with fn on every CPU: each band on its own, or with runs set, runs of consecutive
 // changed bands split evenly over the CPUs. The parts returned belong to the cache when there is one (locked
-// by the caller): use them before unlocking it.
+// by the caller): use them before unlocking it. When p holds only some rows (p.Rows) and a band it must read
+// lies outside them, it fails with ErrPartial before changing anything.
 func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, hint Hint, runs bool, fn runFunc) ([]part, error) {
 	n := (p.Height + rows - 1) / rows
+	band := func(i int) (int, int) { return i * rows, min((i+1)*rows, p.Height) }
+	dirty, compare := c.plan(key, n, rows, p.Height, hint)
+	if p.Rows != nil {
+		for i := range n {
+			if dirty[i] && !p.holds(band(i)) {
+				return nil, ErrPartial
+			}
+		}
+		for _, i := range compare {
+			if !p.holds(band(i)) {
+				return nil, ErrPartial
+			}
+		}
+	}
 	var parts []part
 	if c != nil {
 		if c.key != key || len(c.parts) != n {
@@ -94,23 +109,8 @@ func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, hint Hint, runs boo
 	} else {
 		parts = make([]part, n)
 	}
-	band := func(i int) (int, int) { return i * rows, min((i+1)*rows, p.Height) }
-	// Which bands changed: without a cache or a good cached part, all; bands the hint rules out, none; the
-	// others are compared with the cached frame, on every CPU when there are many (a goroutine woken on
+	// The bands to compare with the cached frame, on every CPU when there are many (a goroutine woken on
 	// another CPU costs more than comparing a few bands).
-	dirty := make([]bool, n)
-	known := c != nil && c.tagged && hint.Changed != nil
-	var compare []int
-	for i := range n {
-		y0, y1 := band(i)
-		switch {
-		case c == nil || !parts[i].ok:
-			dirty[i] = true
-		case known && !hint.Changed(c.tag, y0, y1):
-		default:
-			compare = append(compare, i)
-		}
-	}
 	same := func(k int) {
 		y0, y1 := band(compare[k])
 		dirty[compare[k]] = !c.same(p, y0, y1)
@@ -171,6 +171,63 @@ func encodeBands(p Pixels, rows int, c *Cache, key cacheKey, hint Hint, runs boo
 		}
 	}
 	return parts, nil
+}
+
+// plan says which of the n bands (of rows rows, of a frame height rows tall) an encode through c (locked, or
+// nil) re-encodes without looking (dirty: no cache, another kind of frame, or no good cached part) and which
+// it compares with the cached frame first (compare: those the hint does not rule out). The bands it reads
+// from the frame are exactly these.
+func (c *Cache) plan(key cacheKey, n, rows, height int, hint Hint) (dirty []bool, compare []int) {
+	fresh := c == nil || c.key != key || len(c.parts) != n
+	known := !fresh && c.tagged && hint.Changed != nil
+	dirty = make([]bool, n)
+	for i := range n {
+		y0, y1 := i*rows, min((i+1)*rows, height)
+		switch {
+		case fresh || !c.parts[i].ok:
+			dirty[i] = true
+		case known && !hint.Changed(c.tag, y0, y1):
+		default:
+			compare = append(compare, i)
+		}
+	}
+	return dirty, compare
+}
+
+// Reads returns the rows that the next encode through c of a width x height frame in layout, as PNG or as
+// JPEG of quality, with hint, reads from its Pixels: only those need to hold the frame (Pixels.Rows), so a
+// caller fetching pixels can fetch just them. all is true when it reads every row: no cache, another kind
+// of frame than the cached one, a hint that rules out nothing, or c busy with a concurrent call.
+func (c *Cache) Reads(jpeg bool, quality, width, height int, layout Layout, hint Hint) (spans []Span, all bool) {
+	if c == nil || width <= 0 || height <= 0 || (jpeg && !stripedJPEG) || !c.mu.TryLock() {
+		return nil, true
+	}
+	defer c.mu.Unlock()
+	key, rows := cacheKey{w: width, h: height, layout: layout}, pngBandRows
+	if jpeg {
+		key.jpeg, key.quality, rows = true, jpegQuality(quality), mcuSize
+	}
+	n := (height + rows - 1) / rows
+	dirty, compare := c.plan(key, n, rows, height, hint)
+	for _, i := range compare {
+		dirty[i] = true
+	}
+	spans = []Span{}
+	for i := 0; i < n; i++ {
+		if !dirty[i] {
+			continue
+		}
+		j := i + 1
+		for j < n && dirty[j] {
+			j++
+		}
+		spans = append(spans, Span{Y0: i * rows, Y1: min(j*rows, height)})
+		i = j
+	}
+	if len(spans) == 1 && spans[0] == (Span{0, height}) {
+		return nil, true
+	}
+	return spans, false
 }
 
 // parallel calls fn(0..n-1) on every CPU, the calling goroutine included, and returns when all are done.

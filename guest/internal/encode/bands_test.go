@@ -2,6 +2,7 @@ package encode
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -212,6 +213,117 @@ func TestCacheHint(t *testing.T) {
 			got = encode(&c, Hint{Tag: 12, Changed: nothing})
 			if want, _ := enc.fresh(FromRGBA(img)); !bytes.Equal(got, want) {
 				t.Error("an untagged cache trusted the hint")
+			}
+		})
+	}
+}
+
+// TestCacheReads checks Cache.Reads against what the encode then reads: with every row outside the spans it
+// returns overwritten by garbage, the encode through the cache is byte for byte the fresh encode of the real
+// frame; Pixels lacking a band the encode needs fail with ErrPartial and leave the cache as it was.
+func TestCacheReads(t *testing.T) {
+	for _, enc := range encoders {
+		if enc.name == "jpeg" && !stripedJPEG {
+			continue
+		}
+		t.Run(enc.name, func(t *testing.T) {
+			const w, h = 96, 200 // the last band is short for both band heights
+			jpg := enc.name == "jpeg"
+			img := testImage(w, h, 1)
+			var c Cache
+			tag := uint64(1)
+			var damaged []int // rows painted since the last encode
+			hint := func() Hint {
+				d := damaged
+				return Hint{Tag: tag, Changed: func(since uint64, y0, y1 int) bool {
+					for _, y := range d {
+						if y0 <= y && y < y1 {
+							return true
+						}
+					}
+					return false
+				}}
+			}
+			// encode asks Reads, hands the encode a copy of the frame with garbage outside the spans, and checks
+			// the result against a fresh encode of the real frame.
+			encode := func(step string, hn Hint, wantAll bool, wantRows int) {
+				t.Helper()
+				spans, all := c.Reads(jpg, 80, w, h, LayoutRGBA, hn)
+				if all != wantAll {
+					t.Fatalf("%s: Reads all = %v, want %v (spans %v)", step, all, wantAll, spans)
+				}
+				rows := 0
+				for _, s := range spans {
+					rows += s.Y1 - s.Y0
+				}
+				if !all && rows != wantRows {
+					t.Errorf("%s: Reads asked for %d rows (%v), want %d", step, rows, spans, wantRows)
+				}
+				p := FromRGBA(img)
+				if !all {
+					partial := image.NewRGBA(img.Rect)
+					for i := range partial.Pix {
+						partial.Pix[i] = byte(i * 7)
+					}
+					for _, s := range spans {
+						copy(partial.Pix[s.Y0*partial.Stride:s.Y1*partial.Stride], img.Pix[s.Y0*img.Stride:s.Y1*img.Stride])
+					}
+					p = FromRGBA(partial)
+					p.Rows = spans
+				}
+				var got []byte
+				var err error
+				if jpg {
+					got, err = c.JPEG(p, 80, hn)
+				} else {
+					got, err = c.PNG(p, hn)
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", step, err)
+				}
+				if want, _ := enc.fresh(FromRGBA(img)); !bytes.Equal(got, want) {
+					t.Errorf("%s: encode from the rows Reads asked for differs from a fresh encode", step)
+				}
+				tag++
+				damaged = nil
+			}
+			encode("first frame", hint(), true, 0)
+			encode("unchanged", hint(), false, 0)
+			paint(img, 10, 20, 4, 4, [3]byte{200, 0, 0})
+			damaged = []int{20, 23}
+			encode("one band", hint(), false, enc.rows)
+			paint(img, 0, 0, 2, 2, [3]byte{0, 200, 0})
+			paint(img, 0, h-1, 2, 1, [3]byte{0, 0, 200})
+			damaged = []int{0, h - 1}
+			lastBand := h - (h-1)/enc.rows*enc.rows
+			encode("first and last bands", hint(), false, enc.rows+lastBand)
+			encode("no hint: every band compared", Hint{}, true, 0)
+			encode("a hint after a frame without one: every band compared", hint(), true, 0)
+
+			// A band the encode needs that the pixels lack: ErrPartial, and the cache still answers as before.
+			paint(img, 30, 50, 3, 3, [3]byte{7, 7, 7})
+			damaged = []int{50}
+			h1 := hint()
+			p := FromRGBA(img)
+			p.Rows = []Span{{0, enc.rows}}
+			var err error
+			if jpg {
+				_, err = c.JPEG(p, 80, h1)
+			} else {
+				_, err = c.PNG(p, h1)
+			}
+			if !errors.Is(err, ErrPartial) {
+				t.Fatalf("encode without the damaged band: err = %v, want ErrPartial", err)
+			}
+			band := 50 / enc.rows * enc.rows
+			encode("after ErrPartial", h1, false, min(band+enc.rows, h)-band)
+
+			// Another kind of frame than the cached one: every row.
+			if _, all := c.Reads(!jpg, 80, w, h, LayoutRGBA, hint()); !all {
+				t.Error("Reads for the other format did not ask for every row")
+			}
+			if _, all := c.Reads(jpg, 80, w, h, LayoutBGRX, hint()); !all {
+				t.Error("Reads for the other layout did not ask for every row")
 			}
 		})
 	}

@@ -19,6 +19,9 @@ func encodeJPEGRows(p Pixels, quality int, _ *Cache, _ Hint) ([]byte, error) {
 }
 
 func encodeJPEG(p Pixels, quality int) ([]byte, error) {
+	if !p.holds(0, p.Height) {
+		return nil, ErrPartial
+	}
 	var buf bytes.Buffer
 	buf.Grow(p.Width * p.Height / 4)
 	if err := jpeg.Encode(&buf, p.toRGBA(), &jpeg.Options{Quality: quality}); err != nil {

@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"errors"
 	"image"
 	"unsafe"
 )
@@ -22,6 +23,29 @@ type Pixels struct {
 	Stride        int
 	Width, Height int
 	Layout        Layout
+	// Rows, when not nil, are the only rows that hold the frame (those Cache.Reads asked for); the others
+	// may hold anything and are never read: an encode that needs one fails with ErrPartial.
+	Rows []Span
+}
+
+// Span is rows Y0 up to Y1 (excluded) of a frame.
+type Span struct{ Y0, Y1 int }
+
+// ErrPartial says an encode needed rows its Pixels do not hold (outside Pixels.Rows): fetch every row and
+// encode again.
+var ErrPartial = errors.New("encode: the pixels lack rows the encode reads")
+
+// holds reports whether rows y0..y1 are all in p.Rows (or p holds every row).
+func (p Pixels) holds(y0, y1 int) bool {
+	if p.Rows == nil {
+		return true
+	}
+	for _, s := range p.Rows {
+		if s.Y0 <= y0 && y1 <= s.Y1 {
+			return true
+		}
+	}
+	return false
 }
 
 // FromRGBA views img as Pixels.

@@ -145,7 +145,16 @@ func (s *Screen) render(r image.Rectangle, key frameKey, cur *xfixes.GetCursorIm
 		return nil
 	}
 	if cur == nil && scale == 1 {
-		if err := s.grab.capture(r, encodeFrame); err != nil {
+		// With a damage hint, only the rows the encoder will read are fetched: after a small change, one or
+		// two bands instead of the whole screen (a 4 MB copy by the X server for 1280x800).
+		var reads func() ([]encode.Span, bool)
+		if hint.Changed != nil {
+			jpeg := key.format == agentv1.ImageFormat_IMAGE_FORMAT_JPEG
+			reads = func() ([]encode.Span, bool) {
+				return enc.Reads(jpeg, int(key.quality), r.Dx(), r.Dy(), encode.LayoutBGRX, hint)
+			}
+		}
+		if err := s.grab.capture(r, reads, encodeFrame); err != nil {
 			return nil, err
 		}
 	} else {

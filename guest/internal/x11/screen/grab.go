@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"errors"
 	"fmt"
 	"image"
 	"runtime"
@@ -79,35 +80,74 @@ func (g *grabber) close() {
 }
 
 // capture reads the root-window rectangle r and calls fn with its pixels (BGRX, tightly packed) while the
-// segment is held, so encoders read the X server's copy directly; fn must not keep them.
-func (g *grabber) capture(r image.Rectangle, fn func(encode.Pixels) error) error {
+// segment is held, so encoders read the X server's copy directly; fn must not keep them. reads, when not nil,
+// is asked (with the segment held) which rows fn will read: only those are fetched, and fn is told which
+// (Pixels.Rows). Should fn still need others (encode.ErrPartial), every row is fetched and fn called again.
+func (g *grabber) capture(r image.Rectangle, reads func() ([]encode.Span, bool), fn func(encode.Pixels) error) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	w, h := r.Dx(), r.Dy()
-	var src []byte
-	if g.mem != nil {
-		if _, err := shm.GetImage(g.conn, xproto.Drawable(g.root), int16(r.Min.X), int16(r.Min.Y), uint16(w), uint16(h),
-			0xffffffff, xproto.ImageFormatZPixmap, g.seg, 0).Reply(); err != nil {
-			return fmt.Errorf("shm get image: %w", err)
+	var spans []encode.Span
+	if reads != nil && g.mem != nil {
+		if s, all := reads(); !all {
+			spans = s
 		}
-		src = g.mem[:w*h*4]
-	} else {
+	}
+	p, err := g.fetch(r, spans)
+	if err != nil {
+		return err
+	}
+	err = fn(p)
+	if spans != nil && errors.Is(err, encode.ErrPartial) {
+		if p, err = g.fetch(r, nil); err != nil {
+			return err
+		}
+		err = fn(p)
+	}
+	return err
+}
+
+// fetch reads rows spans of r (every row when spans is nil) into the segment, with one request per span and
+// one wait for them all, or all of r through GetImage without a segment; g.mu is held.
+func (g *grabber) fetch(r image.Rectangle, spans []encode.Span) (encode.Pixels, error) {
+	w, h := r.Dx(), r.Dy()
+	p := encode.Pixels{Stride: 4 * w, Width: w, Height: h, Layout: encode.LayoutBGRX}
+	if g.mem == nil {
 		rep, err := xproto.GetImage(g.conn, xproto.ImageFormatZPixmap, xproto.Drawable(g.root), int16(r.Min.X), int16(r.Min.Y),
 			uint16(w), uint16(h), 0xffffffff).Reply()
 		if err != nil {
-			return fmt.Errorf("get image: %w", err)
+			return p, fmt.Errorf("get image: %w", err)
 		}
-		src = rep.Data
-		if len(src) < w*h*4 {
-			return fmt.Errorf("get image: short reply (%d bytes for %dx%d)", len(src), w, h)
+		if len(rep.Data) < w*h*4 {
+			return p, fmt.Errorf("get image: short reply (%d bytes for %dx%d)", len(rep.Data), w, h)
+		}
+		p.Pix = rep.Data
+		return p, nil
+	}
+	p.Rows = spans
+	if spans == nil {
+		spans = []encode.Span{{Y0: 0, Y1: h}}
+	}
+	cookies := make([]shm.GetImageCookie, len(spans))
+	for i, s := range spans {
+		cookies[i] = shm.GetImage(g.conn, xproto.Drawable(g.root), int16(r.Min.X), int16(r.Min.Y+s.Y0), uint16(w), uint16(s.Y1-s.Y0),
+			0xffffffff, xproto.ImageFormatZPixmap, g.seg, uint32(s.Y0*4*w))
+	}
+	var first error
+	for _, c := range cookies {
+		if _, err := c.Reply(); err != nil && first == nil {
+			first = err
 		}
 	}
-	return fn(encode.Pixels{Pix: src, Stride: 4 * w, Width: w, Height: h, Layout: encode.LayoutBGRX})
+	if first != nil {
+		return p, fmt.Errorf("shm get image: %w", first)
+	}
+	p.Pix = g.mem[:w*h*4]
+	return p, nil
 }
 
 // grab copies the root-window rectangle r into dst (same size as r), converting BGRX to opaque RGBA.
 func (g *grabber) grab(r image.Rectangle, dst *image.RGBA) error {
-	return g.capture(r, func(p encode.Pixels) error {
+	return g.capture(r, nil, func(p encode.Pixels) error {
 		bgrxToRGBA(dst, p.Pix, p.Width, p.Height)
 		return nil
 	})
