@@ -105,17 +105,15 @@ func (d *Device) Root() (width, height int32) { return d.w, d.h }
 // Close releases every key and button held by every owner, restores the spare keycodes and closes the
 // connection. Actions still waiting are interrupted.
 func (d *Device) Close() error {
+	// Cancelled first, without the lock: the action in progress holds it until it ends, and must be
+	// interrupted, not waited out. It releases its input and unlocks; everything else held is released here.
+	d.kill()
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.closed {
-		d.mu.Unlock()
 		return nil
 	}
 	d.closed = true
-	d.mu.Unlock()
-	d.kill()
-	// Interrupted actions release their input and unlock; everything else held is released here.
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.restore != nil {
 		d.restore.Stop()
 	}
@@ -185,7 +183,7 @@ func (d *Device) LastPointer() (x, y int32) { return d.lastX.Load(), d.lastY.Loa
 // begin takes the device for one action. The returned context ends with ctx or when the device closes.
 func (d *Device) begin(ctx context.Context) (context.Context, func(), error) {
 	d.mu.Lock()
-	if d.closed {
+	if d.closed || d.life.Err() != nil {
 		d.mu.Unlock()
 		return nil, nil, fmt.Errorf("input device: %w", errdefs.ErrUnavailable)
 	}

@@ -265,3 +265,75 @@ func TestSparesRestored(t *testing.T) {
 }
 
 func sorted(v ...int) []int { slices.Sort(v); return v }
+
+// TestCloseInterruptsWaitingAction closes the device while hold_key waits: Close must interrupt it, not wait
+// out its duration, and leave nothing pressed.
+func TestCloseInterruptsWaitingAction(t *testing.T) {
+	d, o := open(t)
+	errc := make(chan error, 1)
+	go func() { errc <- d.HoldKey(context.Background(), combo(t, "ctrl+x"), 10*time.Second) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(o.keysDown(t)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("hold_key pressed nothing within 5s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	closed := make(chan error, 1)
+	go func() { closed <- d.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Close still waiting for hold_key after 2s")
+	}
+	if err := <-errc; !errors.Is(err, errdefs.ErrInterrupted) {
+		t.Errorf("hold_key during Close = %v, want ErrInterrupted", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Close took %v", d)
+	}
+	if got := o.keysDown(t); len(got) != 0 {
+		t.Errorf("keys down after Close = %v", got)
+	}
+}
+
+// TestSpareRestoredAfterHeldKeyReleased holds a character missing from the keymap (bound to a spare keycode,
+// which a held key pins) past the restore delay: releasing it, by key_up or release_all, must still restore
+// the keymap.
+func TestSpareRestoredAfterHeldKeyReleased(t *testing.T) {
+	d, o := open(t)
+	ctx := context.Background()
+	before := o.keymap(t)
+	release := map[string]func() error{
+		"key_up":      func() error { return d.KeyUp(ctx, "alice", combo(t, "ctrl+é")) },
+		"release_all": func() error { _, err := d.ReleaseAll(ctx, "alice"); return err },
+	}
+	for _, name := range []string{"key_up", "release_all"} {
+		t.Run(name, func(t *testing.T) {
+			if err := d.KeyDown(ctx, "alice", combo(t, "ctrl+é")); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2 * restoreDelay) // the restore after key_down passes while the key pins the keycode
+			if cmp.Equal(before, o.keymap(t)) {
+				t.Fatal("keymap restored while é is held through its spare keycode")
+			}
+			if err := release[name](); err != nil {
+				t.Fatal(err)
+			}
+			if got := o.keysDown(t); len(got) != 0 {
+				t.Errorf("keys down after release = %v", got)
+			}
+			deadline := time.Now().Add(5 * restoreDelay)
+			for !cmp.Equal(before, o.keymap(t)) {
+				if time.Now().After(deadline) {
+					t.Fatalf("keymap not restored %v after the held key was released", 5*restoreDelay)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}

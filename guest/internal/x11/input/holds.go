@@ -96,6 +96,11 @@ func (d *Device) unpress(p press) {
 	}
 	if b := d.spares.bound[xproto.Keycode(p.code)]; !p.button && b != nil && b.pinned > 0 {
 		b.pinned--
+		if b.pinned == 0 {
+			// The restore after the action that pressed it skipped the keycode while it was held; nothing
+			// else would restore it (key_up and release_all bind nothing).
+			d.scheduleRestore()
+		}
 	}
 }
 
