@@ -337,3 +337,33 @@ func TestSpareRestoredAfterHeldKeyReleased(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseEverythingOnce checks that ReleaseEverything reports each held key and button once: the
+// owners' holds it releases first must not be reported again as found down on the server.
+func TestReleaseEverythingOnce(t *testing.T) {
+	d, o := open(t)
+	ctx := context.Background()
+	if err := d.KeyDown(ctx, "alice", combo(t, "ctrl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.MouseDown(ctx, "bob", nil, agentv1.MouseButton_MOUSE_BUTTON_LEFT); err != nil {
+		t.Fatal(err)
+	}
+	released, err := d.ReleaseEverything(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []*agentv1.HeldInput{{Key: "Control_L"}, {Button: agentv1.MouseButton_MOUSE_BUTTON_LEFT}}
+	if diff := cmp.Diff(want, released, protocmp.Transform()); diff != "" {
+		t.Errorf("ReleaseEverything (-want +got):\n%s", diff)
+	}
+	if got := o.keysDown(t); len(got) != 0 {
+		t.Errorf("keys down after ReleaseEverything = %v", got)
+	}
+	if _, _, mask := o.pointer(t); mask&buttonMasks != 0 {
+		t.Errorf("button down after ReleaseEverything, mask %#x", mask)
+	}
+	if held := d.Held("alice"); len(held) != 0 {
+		t.Errorf("Held(alice) after ReleaseEverything = %v", held)
+	}
+}

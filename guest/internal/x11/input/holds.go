@@ -207,6 +207,10 @@ func (d *Device) ReleaseEverything(ctx context.Context) ([]*agentv1.HeldInput, e
 	for _, owner := range d.holds.owners() {
 		out = append(out, d.releaseOwner(owner)...)
 	}
+	// Those releases must reach the server before it is asked what is down, or they are reported twice.
+	if err := d.sync(); err != nil {
+		return out, err
+	}
 	keys, err := xproto.QueryKeymap(d.conn).Reply()
 	if err != nil {
 		return out, fmt.Errorf("query keymap: %w: %w", errdefs.ErrUnavailable, err)
