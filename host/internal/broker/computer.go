@@ -125,8 +125,9 @@ type mutation struct {
 }
 
 // mutate runs the broker's checks in order (observe-only, control, policy, rate limit, target freezing),
-// makes the intent durable, sends the request through the guest's input queue (control is checked again
-// just before sending) and makes the outcome durable. It returns the outcome record's sequence number.
+// makes the intent durable, sends the request through the guest's input queue (the session's state and
+// control are checked again just before sending) and makes the outcome durable. It returns the outcome
+// record's sequence number.
 func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, error) {
 	s, g := cl.s, cl.s.guest
 	if s.mode == brokerv1.SessionMode_SESSION_MODE_OBSERVE {
@@ -155,6 +156,11 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 	}
 	g.queue.do(s.id, func() {
 		if err = ctx.Err(); err != nil {
+			return
+		}
+		// The session may have closed since begin: its release_all is queued after this job or already
+		// ran, and input sent now would be held with nobody to release it.
+		if err = s.closedErr(); err != nil {
 			return
 		}
 		if err = g.controlHeld(); err != nil {

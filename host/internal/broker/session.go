@@ -178,6 +178,16 @@ func (b *Broker) session(c *auth.Caller, id string) (*session, error) {
 	return s, nil
 }
 
+// closedErr returns the error of a request on a closed session (nil while it is open).
+func (s *session) closedErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != brokerv1.SessionState_SESSION_STATE_OPEN {
+		return fmt.Errorf("session %s is closed (%s): %w", s.id, s.closeReason, errdefs.ErrNotFound)
+	}
+	return nil
+}
+
 // openSession is session plus: it must be open, and it counts as used now.
 func (b *Broker) openSession(c *auth.Caller, id string) (*session, error) {
 	s, err := b.session(c, id)

@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -200,5 +202,75 @@ func TestAgentRestart(t *testing.T) {
 	resp, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: click(1, 1, agentv1.MouseButton_MOUSE_BUTTON_LEFT)})
 	if err != nil || resp.GetResponse().GetTarget().GetGeneration() != 2 {
 		t.Errorf("act after restart: %v, %v", resp, err)
+	}
+}
+
+// gatedAudit is an Auditor that stops the first Append for which stop returns true until proceed is closed.
+type gatedAudit struct {
+	Auditor
+	stop    func(*brokerv1.AuditRecord) bool
+	reached chan struct{}
+	proceed chan struct{}
+	once    sync.Once
+}
+
+func (g *gatedAudit) Append(ctx context.Context, rec *brokerv1.AuditRecord) (uint64, error) {
+	if g.stop(rec) {
+		first := false
+		g.once.Do(func() { first = true })
+		if first {
+			close(g.reached)
+			<-g.proceed
+		}
+	}
+	return g.Auditor.Append(ctx, rec)
+}
+
+// A mutation that passed the session check while its session was being closed must not reach the guest
+// after the close's release_all: the input it holds would never be released.
+func TestSessionCloseDuringMutation(t *testing.T) {
+	a := startFakeAgent(t)
+	gate := &gatedAudit{
+		stop: func(rec *brokerv1.AuditRecord) bool {
+			return rec.GetPhase() == brokerv1.AuditPhase_AUDIT_PHASE_INTENT
+		},
+		reached: make(chan struct{}), proceed: make(chan struct{}),
+	}
+	tb := newTestBroker(t, testConfig(config.Guest{Name: "g1", Endpoint: a.endpoint()}), func(o *Options) {
+		gate.Auditor = o.Audit
+		o.Audit = gate
+	})
+	ctx := tb.as("agent")
+	s := tb.session(t, "agent", "g1")
+	done := make(chan error, 1)
+	go func() {
+		_, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: &agentv1.ActRequest{
+			Action: &agentv1.ActRequest_MouseDown{MouseDown: &agentv1.MouseDown{At: &agentv1.Point{X: 5, Y: 5}}}}})
+		done <- err
+	}()
+	<-gate.reached // the mouse_down's intent is being written
+	if _, err := tb.DeleteSession(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	close(gate.proceed)
+	err := <-done
+	if reason(err) != "NOT_FOUND" {
+		t.Errorf("mutation of a session closed meanwhile: %v, want NOT_FOUND", err)
+	}
+	var acts []string
+	for _, r := range a.received() {
+		acts = append(acts, fmt.Sprintf("%T", r.GetAction()))
+	}
+	if diff := cmp.Diff([]string{"*agentv1.ActRequest_ReleaseAll"}, acts); diff != "" {
+		t.Errorf("acts the agent received (-want +got):\n%s", diff)
+	}
+	var outcome *brokerv1.AuditRecord
+	for _, rec := range tb.audit.records("g1") {
+		if rec.GetPhase() == brokerv1.AuditPhase_AUDIT_PHASE_OUTCOME {
+			outcome = rec
+		}
+	}
+	if outcome.GetCode() != "NOT_FOUND" || outcome.GetIntentSeq() == 0 {
+		t.Errorf("outcome record = %v, want NOT_FOUND with its intent", outcome)
 	}
 }
