@@ -125,9 +125,9 @@ type mutation struct {
 }
 
 // mutate runs the broker's checks in order (observe-only, control, policy, rate limit, target freezing),
-// makes the intent durable, sends the request through the guest's input queue (the session's state and
-// control are checked again just before sending) and makes the outcome durable. It returns the outcome
-// record's sequence number.
+// makes the intent durable, sends the request through the guest's input queue (the session's state, control
+// and the frozen target's generation are checked again just before sending) and makes the outcome durable. It
+// returns the outcome record's sequence number.
 func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, error) {
 	s, g := cl.s, cl.s.guest
 	if s.mode == brokerv1.SessionMode_SESSION_MODE_OBSERVE {
@@ -164,6 +164,9 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 			return
 		}
 		if err = g.controlHeld(); err != nil {
+			return
+		}
+		if err = g.sameGeneration(cl.target); err != nil {
 			return
 		}
 		err = g.conn.Call(ctx, m.extra, m.send)
@@ -211,6 +214,18 @@ func (g *guest) checkGeneration(t *agentv1.Target) (gen, agentGen uint64, err er
 		return 0, 0, fmt.Errorf("request.target.generation %d is from before guest %s's generation %d; observe again: %w", got, g.name, gen, errdefs.ErrGenerationChanged)
 	}
 	return gen, agentGen, nil
+}
+
+// sameGeneration refuses a target frozen in an earlier broker generation (control was taken and given back,
+// or the agent restarted, since the target was frozen) with GENERATION_CHANGED; nil target: nothing frozen.
+func (g *guest) sameGeneration(t *agentv1.FrozenTarget) error {
+	if t == nil {
+		return nil
+	}
+	if gen, _ := g.generations(); t.GetGeneration() != gen {
+		return fmt.Errorf("target frozen in guest %s's generation %d, now %d; observe again: %w", g.name, t.GetGeneration(), gen, errdefs.ErrGenerationChanged)
+	}
+	return nil
 }
 
 // reportTarget is the frozen target returned to the caller: the agent's answer, with the source the broker

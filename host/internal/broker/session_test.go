@@ -274,3 +274,43 @@ func TestSessionCloseDuringMutation(t *testing.T) {
 		t.Errorf("outcome record = %v, want NOT_FOUND with its intent", outcome)
 	}
 }
+
+// A target frozen before control was taken and given back (the guest's generation bumped) must not be acted
+// on afterwards, even when the mutation was already on its way: the human may have changed everything.
+func TestControlCycleDuringMutation(t *testing.T) {
+	a := startFakeAgent(t)
+	gate := &gatedAudit{
+		stop: func(rec *brokerv1.AuditRecord) bool {
+			return rec.GetPhase() == brokerv1.AuditPhase_AUDIT_PHASE_INTENT
+		},
+		reached: make(chan struct{}), proceed: make(chan struct{}),
+	}
+	tb := newTestBroker(t, testConfig(config.Guest{Name: "g1", Endpoint: a.endpoint()}), func(o *Options) {
+		gate.Auditor = o.Audit
+		o.Audit = gate
+	})
+	ctx := tb.as("agent")
+	s := tb.session(t, "agent", "g1")
+	req := click(5, 5, agentv1.MouseButton_MOUSE_BUTTON_LEFT)
+	req.Target = windowTarget(0x400001)
+	req.Target.Generation = 1
+	done := make(chan error, 1)
+	go func() {
+		_, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: req})
+		done <- err
+	}()
+	<-gate.reached // the click's intent (generation 1) is being written
+	if _, err := tb.AcquireControl(tb.as("human"), &brokerv1.AcquireControlRequest{Guest: "g1"}); err != nil {
+		t.Fatal(err)
+	}
+	if gen, err := tb.ReleaseControl(tb.as("human"), &brokerv1.ReleaseControlRequest{Guest: "g1"}); err != nil || gen != 2 {
+		t.Fatalf("release = %d, %v", gen, err)
+	}
+	close(gate.proceed)
+	if err := <-done; reason(err) != "GENERATION_CHANGED" {
+		t.Errorf("click frozen in generation 1, sent in 2: %v, want GENERATION_CHANGED", err)
+	}
+	if got := a.received(); len(got) != 0 {
+		t.Errorf("agent received %v", got)
+	}
+}
