@@ -183,6 +183,8 @@ func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, 
 	select {
 	case <-events:
 		return nil
+	case <-t.closed:
+		return t.goneErr(what)
 	case <-timer.C:
 		return fmt.Errorf("%s: no load event within %v: %w", what, timeout, errdefs.ErrTimeout)
 	case <-ctx.Done():
@@ -226,6 +228,8 @@ func (t *tab) history(ctx context.Context, back bool) error {
 			}
 		case <-within:
 			return nil
+		case <-t.closed:
+			return t.goneErr("history " + dir)
 		case <-timer.C:
 			return fmt.Errorf("history %s: not committed within %v: %w", dir, historyTimeout, errdefs.ErrTimeout)
 		case <-ctx.Done():
@@ -255,6 +259,8 @@ func (t *tab) waitFor(ctx context.Context, w *agentv1.WaitFor) error {
 		}
 		select {
 		case <-time.After(waitForPoll):
+		case <-t.closed:
+			return t.goneErr("wait_for")
 		case <-ctx.Done():
 			return fmt.Errorf("wait_for: %w: %w", errdefs.ErrInterrupted, ctx.Err())
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -270,9 +271,15 @@ type cdpError struct {
 
 func (e *cdpError) Error() string { return fmt.Sprintf("%s: %s", e.method, e.err.Message) }
 
-// Unwrap classes a browser error: a node or target the browser no longer knows is gone; anything else is
-// internal (the browser refused what we asked).
-func (e *cdpError) Unwrap() error { return errdefs.ErrInternal }
+// Unwrap classes a browser error: a session or target the browser no longer knows (the tab closed or
+// crashed while the command was on its way) is gone; anything else is internal (the browser refused what we
+// asked).
+func (e *cdpError) Unwrap() error {
+	if strings.Contains(e.err.Message, "Session with given id not found") || strings.Contains(e.err.Message, "No target with given id") {
+		return errdefs.ErrTargetGone
+	}
+	return errdefs.ErrInternal
+}
 
 // subscribe buffers a session's events of one method until cancel is called.
 func (c *conn) subscribe(session target.SessionID, method string) (<-chan jsonv2.Value, func()) {

@@ -42,6 +42,9 @@ type tab struct {
 
 	mu   sync.Mutex
 	gone bool
+	// closed is closed when the session ends (the tab closed or crashed, the browser exited or we detached):
+	// an action waiting on the tab stops waiting.
+	closed chan struct{}
 	// nav counts main-frame navigations (Page.frameNavigated without a parent): a snapshot taken at another
 	// count is stale.
 	nav     uint64
@@ -58,7 +61,7 @@ func attach(ctx context.Context, c *chrome, id target.ID) (*tab, error) {
 	if err != nil {
 		return nil, fmt.Errorf("attach tab %s: %w", id, err)
 	}
-	t := &tab{c: c, id: id, s: session{c: c.conn, id: res.SessionID}}
+	t := &tab{c: c, id: id, s: session{c: c.conn, id: res.SessionID}, closed: make(chan struct{})}
 	c.conn.handle(res.SessionID, t.event)
 	methods := []string{"Page.enable", "Runtime.enable"}
 	errs := make(chan error, len(methods))
@@ -89,6 +92,11 @@ func (t *tab) alive() bool {
 	return !t.gone && t.c.conn.alive()
 }
 
+// goneErr is the error of an action that was waiting on the tab when its session ended.
+func (t *tab) goneErr(what string) error {
+	return fmt.Errorf("%s: tab %s of %s closed: %w", what, t.id, t.c.id(), errdefs.ErrTargetGone)
+}
+
 func (t *tab) tabKey() tabKey { return tabKey{t.c.port, t.id} }
 
 // event handles the session's events on the connection's reader goroutine: it must not call the browser.
@@ -96,7 +104,10 @@ func (t *tab) event(method string, params jsonv2.Value) {
 	switch method {
 	case "Target.detachedFromTarget":
 		t.mu.Lock()
-		t.gone = true
+		if !t.gone {
+			t.gone = true
+			close(t.closed)
+		}
 		t.mu.Unlock()
 		t.c.forget(t)
 	case "Page.frameNavigated":
