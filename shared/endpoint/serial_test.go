@@ -88,7 +88,8 @@ func TestScanForGivesUp(t *testing.T) {
 func TestResetWatcher(t *testing.T) {
 	for _, split := range []int{0, 1, 5, len(serialReset) - 1} {
 		var w resetWatcher
-		stream := "\x00\x00\x04\x08frames" + "\n" + serialReset + "more"
+		// A WINDOW_UPDATE frame (4 bytes of payload), then the RESET line where the next frame would start.
+		stream := "\x00\x00\x04\x08\x00\x00\x00\x00\x00" + "\x00\x01\x00\x00" + "\n" + serialReset + "more"
 		i := strings.Index(stream, serialReset) + split
 		if w.seen([]byte(stream[:i])) && split < len(serialReset) && split > 0 {
 			t.Errorf("split %d: RESET seen before it was complete", split)
@@ -100,6 +101,19 @@ func TestResetWatcher(t *testing.T) {
 	var w resetWatcher
 	if w.seen([]byte("GLOVEBOX-SERIAL v1 RESE")) || w.seen([]byte("T")) {
 		t.Error("RESET without its newline counted")
+	}
+	// Inside a frame's payload the line is guest content (a page's text, the clipboard), split or not; the
+	// next frame boundary is still followed.
+	payload := "text \n" + serialReset + " more"
+	data := string([]byte{0, 0, byte(len(payload)), 0, 0, 0, 0, 0, 1}) + payload
+	for split := range len(data) {
+		var w resetWatcher
+		if w.seen([]byte(data[:split])) || w.seen([]byte(data[split:])) {
+			t.Errorf("split %d: RESET inside a DATA frame's payload counted", split)
+		}
+		if !w.seen([]byte("\n" + serialReset)) {
+			t.Errorf("split %d: RESET at the frame boundary after it not seen", split)
+		}
 	}
 }
 

@@ -122,20 +122,51 @@ func isHexNonce(s string) bool {
 	return true
 }
 
-// resetWatcher finds the guest's RESET line in the stream the host reads after the handshake. It keeps
-// the tail of the previous read so a line split across reads is found too.
+// resetWatcher finds the guest's RESET line in the stream the host reads after the handshake. That stream is
+// HTTP/2 frames, whose payloads carry guest content (a page's text, the clipboard) that may hold any bytes, so
+// the line counts only where a frame header would start: a header never starts with '\n' (its first byte is
+// the top byte of a 24-bit length, 0 below the 16 MiB maximum). It follows the frames across reads. A RESET
+// written while the old agent's last frame was cut short is not seen; keepalive and call deadlines end that
+// connection instead.
 type resetWatcher struct {
-	tail []byte
+	skip int    // payload bytes of the current frame still to come
+	head []byte // what has arrived of the frame header or RESET line at a frame boundary
+	lost bool   // something that is neither a frame nor RESET: the frames cannot be followed
 }
 
-// seen reports whether p, following the bytes seen before, completes a RESET line.
+// frameHeaderLen is the length of an HTTP/2 frame header.
+const frameHeaderLen = 9
+
+// seen reports whether p, following the bytes seen before, completes a RESET line at a frame boundary.
 func (w *resetWatcher) seen(p []byte) bool {
-	buf := append(w.tail, p...)
-	if bytes.Contains(buf, []byte(serialReset)) {
-		return true
+	const line = "\n" + serialReset
+	for len(p) > 0 && !w.lost {
+		if w.skip > 0 {
+			n := min(w.skip, len(p))
+			w.skip -= n
+			p = p[n:]
+			continue
+		}
+		want := frameHeaderLen
+		if len(w.head) > 0 && w.head[0] == '\n' || len(w.head) == 0 && p[0] == '\n' {
+			want = len(line)
+		}
+		n := min(want-len(w.head), len(p))
+		w.head = append(w.head, p[:n]...)
+		p = p[n:]
+		if len(w.head) < want {
+			break
+		}
+		if want == len(line) {
+			if string(w.head) == line {
+				return true
+			}
+			w.lost, w.head = true, nil
+			break
+		}
+		w.skip = int(w.head[0])<<16 | int(w.head[1])<<8 | int(w.head[2])
+		w.head = w.head[:0]
 	}
-	keep := min(len(buf), len(serialReset)-1)
-	w.tail = append(w.tail[:0], buf[len(buf)-keep:]...)
 	return false
 }
 
