@@ -122,6 +122,19 @@ func (a *actService) plan(r *agentv1.ActRequest) (*plan, error) {
 			v.Addf("action", "unsupported action %T", act)
 		}
 	}
+	// The settle screenshot is checked for every action, before anything is done: an observation that could
+	// only fail would answer INVALID_ARGUMENT for an action that was done.
+	if o := r.GetObserve(); o != nil && a.s.b().Screen != nil && o.GetScreenshot() != nil {
+		if err := checkAgainstDisplays(a.s.b().Screen.Displays(), o.GetScreenshot()); err != nil {
+			var br *errdefs.BadRequest
+			if !errors.As(err, &br) {
+				return nil, err
+			}
+			for _, fv := range br.Violations {
+				v.Addf("observe.screenshot."+strings.TrimPrefix(fv.Field, "options."), "%s", fv.Description)
+			}
+		}
+	}
 	if p.kind == kindElement || p.kind == kindPage {
 		// Their targets and points are the backend's to check (refs, tabs, CSS pixels).
 		return p, v.Err()
@@ -132,17 +145,6 @@ func (a *actService) plan(r *agentv1.ActRequest) (*plan, error) {
 		if bounds != nil && !inside(bounds, fp.p.GetX(), fp.p.GetY()) {
 			v.Addf(fp.field, "(%d,%d) is outside %s %dx%d+%d+%d", fp.p.GetX(), fp.p.GetY(), boundsName,
 				bounds.Width, bounds.Height, bounds.X, bounds.Y)
-		}
-	}
-	if o := r.GetObserve(); o != nil && a.s.b().Screen != nil && o.GetScreenshot() != nil {
-		if err := checkAgainstDisplays(a.s.b().Screen.Displays(), o.GetScreenshot()); err != nil {
-			var br *errdefs.BadRequest
-			if !errors.As(err, &br) {
-				return nil, err
-			}
-			for _, fv := range br.Violations {
-				v.Addf("observe.screenshot."+strings.TrimPrefix(fv.Field, "options."), "%s", fv.Description)
-			}
 		}
 	}
 	if err := v.Err(); err != nil {
