@@ -110,7 +110,7 @@ func combo(v *errdefs.Violations, field, s string) {
 func text(v *errdefs.Violations, field, s string) {
 	for i, r := range s {
 		switch {
-		case r == utf8.RuneError && invalidAt(s[i:]) == 0:
+		case r == utf8.RuneError && invalidRuneAt(s, i):
 			v.Addf(field, "invalid UTF-8 at byte %d", i)
 			return
 		case r != '\n' && r != '\t' && unicode.IsControl(r):
@@ -118,4 +118,11 @@ func text(v *errdefs.Violations, field, s string) {
 			return
 		}
 	}
+}
+
+// invalidRuneAt reports whether the RuneError at byte i of s is an invalid sequence rather than a real U+FFFD.
+// It looks at that one rune only, so checking a text full of U+FFFD stays linear.
+func invalidRuneAt(s string, i int) bool {
+	_, size := utf8.DecodeRuneInString(s[i:])
+	return size == 1
 }
