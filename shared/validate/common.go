@@ -31,6 +31,14 @@ func idByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-'
 }
 
+// ValidID reports whether s is a non-empty owner or request id as id accepts it, for callers (the RPC log)
+// that may only repeat a value that passed validation.
+func ValidID(s string) bool {
+	var v errdefs.Violations
+	id(&v, "", s, true)
+	return v.Len() == 0
+}
+
 // id checks an owner or request id: 1..MaxIDBytes bytes of [A-Za-z0-9._:-] (empty allowed unless required).
 func id(v *errdefs.Violations, field, s string, required bool) {
 	switch {

@@ -7,12 +7,14 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
+
+	"glovebox.dev/shared/validate"
 )
 
 // owned is implemented by requests that carry an owner (ActRequest, WriteClipboardRequest).
 type owned interface{ GetOwner() string }
 
-// logUnary logs one line per unary RPC: method, code, duration and owner. Requests and responses are never
+// logUnary logs one line per unary RPC: method, code, duration and owner (when valid). Requests and responses are never
 // logged: they carry typed text, clipboard contents and image bytes.
 func logUnary(log *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
@@ -23,7 +25,8 @@ func logUnary(log *slog.Logger) grpc.UnaryServerInterceptor {
 			slog.String("code", status.Code(err).String()),
 			slog.Duration("duration", time.Since(start)),
 		}
-		if o, ok := req.(owned); ok && o.GetOwner() != "" {
+		// Only an owner that passed validation: a refused one may be any text of any size.
+		if o, ok := req.(owned); ok && validate.ValidID(o.GetOwner()) {
 			attrs = append(attrs, slog.String("owner", o.GetOwner()))
 		}
 		logRPC(ctx, log, err, attrs)
