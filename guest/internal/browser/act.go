@@ -74,7 +74,7 @@ func (b *Backend) act(ctx context.Context, t *tab, r *agentv1.ActRequest, resp *
 		}
 		return t.navigate(ctx, a.Navigate.GetUrl(), timeout)
 	case *agentv1.ActRequest_Reload:
-		return t.waitLoad(ctx, defaultNavigateTimeout, "reload", func() error {
+		return t.waitLoad(ctx, defaultNavigateTimeout, "reload", func(ctx context.Context) error {
 			_, err := cdp.Call(ctx, t.s, page.Reload, page.ReloadParams{IgnoreCache: ptr(a.Reload.GetHard())})
 			return err
 		})
@@ -150,7 +150,7 @@ func (b *Backend) newTab(ctx context.Context, a *agentv1.NewTab, resp *agentv1.A
 
 // navigate loads url and waits for its load event (a same-document navigation has none and ends at once).
 func (t *tab) navigate(ctx context.Context, url string, timeout time.Duration) error {
-	return t.waitLoad(ctx, timeout, "navigate", func() error {
+	return t.waitLoad(ctx, timeout, "navigate", func(ctx context.Context) error {
 		res, err := cdp.Call(ctx, t.s, page.Navigate, page.NavigateParams{URL: url})
 		if err != nil {
 			return err
@@ -168,27 +168,35 @@ func (t *tab) navigate(ctx context.Context, url string, timeout time.Duration) e
 // errSameDocument ends waitLoad early: the navigation stayed in the document.
 var errSameDocument = fmt.Errorf("same document")
 
-// waitLoad starts something that loads a document and waits for the load event.
-func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, start func() error) error {
+// waitLoad starts something that loads a document and waits for the load event; timeout bounds both (a
+// server that never answers holds Page.navigate's reply).
+func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, start func(context.Context) error) error {
 	events, cancel := t.s.Subscribe("Page.loadEventFired")
 	defer cancel()
-	if err := start(); err != nil {
+	wctx, cancelWait := context.WithTimeout(ctx, timeout)
+	defer cancelWait()
+	late := func() error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w: %w", what, errdefs.ErrInterrupted, ctx.Err())
+		}
+		return fmt.Errorf("%s: no load event within %v: %w", what, timeout, errdefs.ErrTimeout)
+	}
+	if err := start(wctx); err != nil {
 		if err == errSameDocument {
 			return nil
 		}
+		if wctx.Err() != nil {
+			return late()
+		}
 		return err
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
 	select {
 	case <-events:
 		return nil
 	case <-t.closed:
 		return t.goneErr(what)
-	case <-timer.C:
-		return fmt.Errorf("%s: no load event within %v: %w", what, timeout, errdefs.ErrTimeout)
-	case <-ctx.Done():
-		return fmt.Errorf("%s: %w: %w", what, errdefs.ErrInterrupted, ctx.Err())
+	case <-wctx.Done():
+		return late()
 	}
 }
 
@@ -238,31 +246,39 @@ func (t *tab) history(ctx context.Context, back bool) error {
 	}
 }
 
-// waitFor polls a selector until it is visible (or hidden) or the deadline passes (TIMEOUT).
+// waitFor polls a selector until it is visible (or hidden) or the deadline passes (TIMEOUT); a page whose
+// script never yields does not hold it past the deadline.
 func (t *tab) waitFor(ctx context.Context, w *agentv1.WaitFor) error {
 	want := w.GetState() != agentv1.WaitState_WAIT_STATE_HIDDEN
-	deadline := time.Now().Add(time.Duration(w.GetTimeoutMs()) * time.Millisecond)
+	wctx, cancel := context.WithTimeout(ctx, time.Duration(w.GetTimeoutMs())*time.Millisecond)
+	defer cancel()
+	late := func() error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("wait_for: %w: %w", errdefs.ErrInterrupted, ctx.Err())
+		}
+		state := "visible"
+		if !want {
+			state = "hidden"
+		}
+		return fmt.Errorf("wait_for: selector not %s within %d ms: %w", state, w.GetTimeoutMs(), errdefs.ErrTimeout)
+	}
 	for {
 		var v struct{ Visible bool }
-		if err := t.eval(ctx, jsVisible, "wait_for", &v, w.GetSelector()); err != nil {
+		if err := t.eval(wctx, jsVisible, "wait_for", &v, w.GetSelector()); err != nil {
+			if wctx.Err() != nil {
+				return late()
+			}
 			return err
 		}
 		if v.Visible == want {
 			return nil
 		}
-		if time.Now().After(deadline) {
-			state := "visible"
-			if !want {
-				state = "hidden"
-			}
-			return fmt.Errorf("wait_for: selector not %s within %d ms: %w", state, w.GetTimeoutMs(), errdefs.ErrTimeout)
-		}
 		select {
 		case <-time.After(waitForPoll):
 		case <-t.closed:
 			return t.goneErr("wait_for")
-		case <-ctx.Done():
-			return fmt.Errorf("wait_for: %w: %w", errdefs.ErrInterrupted, ctx.Err())
+		case <-wctx.Done():
+			return late()
 		}
 	}
 }

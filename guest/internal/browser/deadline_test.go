@@ -1,0 +1,76 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/testenv/chromium"
+	"glovebox.dev/shared/testenv/desktop"
+)
+
+// TestActionDeadlines: navigate to a server that never answers and wait_for on a page whose script never
+// yields end at their timeout_ms with TIMEOUT; they do not hang on the browser's reply.
+func TestActionDeadlines(t *testing.T) {
+	chromium.Need(t)
+	d := desktop.Start(t, desktop.Options{})
+	port := chromium.Start(t, d)
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/hang":
+			select {
+			case <-block:
+			case <-r.Context().Done():
+			}
+		case "/busy":
+			fmt.Fprint(w, "<!doctype html><title>Busy</title><script>setTimeout(() => { for (;;) {} }, 2000)</script>")
+		default:
+			fmt.Fprint(w, "<!doctype html><title>Page</title><p>hi</p>")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(block) })
+	b := New(Config{Ports: []int{port}, Display: d.Display, ProfileDir: t.TempDir(), Executable: "/nonexistent"})
+	t.Cleanup(func() { b.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
+	defer cancel()
+	id := fmt.Sprintf("chrome-%d", port)
+	act := func(r *agentv1.ActRequest) (*agentv1.ActResponse, error) {
+		r.Owner = "test"
+		resp := &agentv1.ActResponse{}
+		return resp, b.Act(ctx, r, resp)
+	}
+	newTab := func(url string) *agentv1.TabRef {
+		resp, err := act(&agentv1.ActRequest{Action: &agentv1.ActRequest_NewTab{NewTab: &agentv1.NewTab{BrowserId: id, Url: url}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &agentv1.TabRef{BrowserId: id, TabId: resp.GetTab().GetTabId()}
+	}
+	nav := newTab(srv.URL)
+	start := time.Now()
+	_, err := act(&agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: nav, Url: srv.URL + "/hang", TimeoutMs: 2000}}})
+	if took := time.Since(start); !errors.Is(err, errdefs.ErrTimeout) || took > 5*time.Second {
+		t.Errorf("navigate to a server that never answers: %v after %v, want TIMEOUT after 2s", err, took)
+	}
+
+	busy := newTab(srv.URL + "/busy")
+	// Attach while the page still answers; its script then never yields.
+	if _, err := b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: busy}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	start = time.Now()
+	_, err = act(&agentv1.ActRequest{Action: &agentv1.ActRequest_WaitFor{WaitFor: &agentv1.WaitFor{Tab: busy, Selector: "#never", TimeoutMs: 1500}}})
+	if took := time.Since(start); !errors.Is(err, errdefs.ErrTimeout) || took > 5*time.Second {
+		t.Errorf("wait_for on a page that never yields: %v after %v, want TIMEOUT after 1.5s", err, took)
+	}
+}
