@@ -37,7 +37,7 @@ const actCmd = "act"
 var actVerbs = map[string]actVerb{
 	"click": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
 		button := fs.String("button", "", "mouse button")
-		count := fs.Int("count", 0, "clicks 1..3")
+		count := int32Flag(fs, "count", 0, "clicks 1..3")
 		var mods listFlag
 		fs.Var(&mods, "mod", "modifier (repeatable)")
 		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
@@ -45,7 +45,7 @@ var actVerbs = map[string]actVerb{
 			if err != nil {
 				return nil, err
 			}
-			return &agentv1.ActRequest{Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{At: at, Button: b, Count: int32(*count), Modifiers: mods}}}, nil
+			return &agentv1.ActRequest{Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{At: at, Button: b, Count: *count, Modifiers: mods}}}, nil
 		}
 	},
 	"move": argsVerb(2, "X Y", func(pos []string) (*agentv1.ActRequest, error) {
@@ -63,7 +63,7 @@ var actVerbs = map[string]actVerb{
 	}),
 	"drag": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
 		button := fs.String("button", "", "mouse button")
-		stepDelay := fs.Int("step-delay", 0, "pause after each motion, ms")
+		stepDelay := int32Flag(fs, "step-delay", 0, "pause after each motion, ms")
 		var mods listFlag
 		fs.Var(&mods, "mod", "modifier (repeatable)")
 		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
@@ -78,7 +78,7 @@ var actVerbs = map[string]actVerb{
 			if err != nil {
 				return nil, err
 			}
-			return &agentv1.ActRequest{Action: &agentv1.ActRequest_Drag{Drag: &agentv1.Drag{Path: path, Button: b, StepDelayMs: int32(*stepDelay), Modifiers: mods}}}, nil
+			return &agentv1.ActRequest{Action: &agentv1.ActRequest_Drag{Drag: &agentv1.Drag{Path: path, Button: b, StepDelayMs: *stepDelay, Modifiers: mods}}}, nil
 		}
 	},
 	"scroll": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
@@ -105,12 +105,12 @@ var actVerbs = map[string]actVerb{
 		}
 	},
 	"key": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
-		repeat := fs.Int("repeat", 0, "times 1..100")
+		repeat := int32Flag(fs, "repeat", 0, "times 1..100")
 		return func(_ *runner, pos []string) (*agentv1.ActRequest, error) {
 			if err := wantArgs(actCmd, pos, 1, "COMBO"); err != nil {
 				return nil, err
 			}
-			return &agentv1.ActRequest{Action: &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: pos[0], Repeat: int32(*repeat)}}}, nil
+			return &agentv1.ActRequest{Action: &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: pos[0], Repeat: *repeat}}}, nil
 		}
 	},
 	"keydown": argsVerb(1, "COMBO", func(pos []string) (*agentv1.ActRequest, error) {
@@ -128,13 +128,13 @@ var actVerbs = map[string]actVerb{
 	}),
 	"type": func(fs *flag.FlagSet) func(*runner, []string) (*agentv1.ActRequest, error) {
 		fromStdin := fs.Bool("stdin", false, "read the text from standard input")
-		delay := fs.Int("delay", 0, "pause between characters, ms")
+		delay := int32Flag(fs, "delay", 0, "pause between characters, ms")
 		return func(r *runner, pos []string) (*agentv1.ActRequest, error) {
 			text, err := r.readText(actCmd, pos, *fromStdin)
 			if err != nil {
 				return nil, err
 			}
-			return &agentv1.ActRequest{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: text, DelayMs: int32(*delay)}}}, nil
+			return &agentv1.ActRequest{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: text, DelayMs: *delay}}}, nil
 		}
 	},
 	"wait": argsVerb(1, "DURATION", func(pos []string) (*agentv1.ActRequest, error) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"strconv"
@@ -36,6 +37,34 @@ func (l labelFlag) Set(v string) error {
 	}
 	l[k] = val
 	return nil
+}
+
+// int32Value is an integer flag for an int32 request field: a value that does not fit is a usage error naming
+// the flag, never wrapped around into another value the broker would accept.
+type int32Value struct{ p *int32 }
+
+func (v int32Value) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.FormatInt(int64(*v.p), 10)
+}
+
+func (v int32Value) Set(s string) error {
+	n, err := strconv.ParseInt(s, 0, 32)
+	if err != nil {
+		return fmt.Errorf("want an integer in %d..%d", math.MinInt32, math.MaxInt32)
+	}
+	*v.p = int32(n)
+	return nil
+}
+
+// int32Flag defines an int32 flag on fs.
+func int32Flag(fs *flag.FlagSet, name string, value int32, usage string) *int32 {
+	p := new(int32)
+	*p = value
+	fs.Var(int32Value{p}, name, usage)
+	return p
 }
 
 // parseInt32 parses a decimal int32 positional argument named name.

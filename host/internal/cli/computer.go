@@ -32,15 +32,15 @@ const usageClipboard = `  clipboard read -s SESSION [-primary]       print the c
 // screenshotFlags are the capture options shared by screenshot and act -observe.
 type screenshotFlags struct {
 	jpeg, cursor            bool
-	quality, maxEdge        int
+	quality, maxEdge        int32
 	region, display, output string
 }
 
 // register adds the flags to fs; act has its own -display (the target), so it leaves out -region and -display.
 func (f *screenshotFlags) register(fs *flag.FlagSet, withArea bool) {
 	fs.BoolVar(&f.jpeg, "jpeg", f.jpeg, "JPEG instead of PNG")
-	fs.IntVar(&f.quality, "quality", f.quality, "JPEG quality 1..100")
-	fs.IntVar(&f.maxEdge, "max-edge", f.maxEdge, "scale down to this longer edge")
+	fs.Var(int32Value{&f.quality}, "quality", "JPEG quality 1..100")
+	fs.Var(int32Value{&f.maxEdge}, "max-edge", "scale down to this longer edge")
 	fs.BoolVar(&f.cursor, "cursor", f.cursor, "draw the cursor")
 	fs.StringVar(&f.output, "o", f.output, "output file")
 	if withArea {
@@ -54,7 +54,7 @@ func (f *screenshotFlags) options(cmd string) (*agentv1.ScreenshotOptions, error
 	if err != nil {
 		return nil, err
 	}
-	o := &agentv1.ScreenshotOptions{DisplayId: f.display, Region: region, Quality: int32(f.quality), MaxEdge: int32(f.maxEdge), IncludeCursor: f.cursor}
+	o := &agentv1.ScreenshotOptions{DisplayId: f.display, Region: region, Quality: f.quality, MaxEdge: f.maxEdge, IncludeCursor: f.cursor}
 	if f.jpeg {
 		o.Format = agentv1.ImageFormat_IMAGE_FORMAT_JPEG
 	}

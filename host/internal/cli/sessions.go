@@ -30,12 +30,12 @@ func (r *runner) sessions(args []string) error {
 	var (
 		guest, label, page, window, display string
 		closed, observe                     bool
-		pageSize                            int
+		pageSize                            int32
 		idle, ttl                           = fs.Duration("idle", 0, "idle timeout"), fs.Duration("ttl", 0, "hard TTL")
 	)
 	fs.StringVar(&guest, "guest", "", "only sessions on this guest")
 	fs.BoolVar(&closed, "closed", false, "include closed sessions")
-	fs.IntVar(&pageSize, "page-size", 0, "page size")
+	fs.Var(int32Value{&pageSize}, "page-size", "page size")
 	fs.StringVar(&page, "page", "", "page token")
 	fs.StringVar(&label, "label", "", "label")
 	fs.BoolVar(&observe, "observe", false, "observe-only session")
@@ -50,7 +50,7 @@ func (r *runner) sessions(args []string) error {
 	}
 	switch sub {
 	case "list":
-		req := &brokerv1.ListSessionsRequest{Guest: guest, IncludeClosed: closed, PageSize: int32(pageSize), PageToken: page}
+		req := &brokerv1.ListSessionsRequest{Guest: guest, IncludeClosed: closed, PageSize: pageSize, PageToken: page}
 		return show(r, sc.ListSessions, req, func(w io.Writer, resp *brokerv1.ListSessionsResponse) {
 			rows := make([][]string, 0, len(resp.GetSessions()))
 			for _, s := range resp.GetSessions() {
