@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -106,7 +107,11 @@ func (r *runner) auditVerify(args []string) error {
 	return nil
 }
 
-// guestDirs lists the guest directories of an audit directory.
+// guestDirNameRE is the audit log's guest name rule (host/internal/audit): the broker keeps a guest's log in
+// a directory of that name and passes over every other directory (lost+found, dot directories).
+var guestDirNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+
+// guestDirs lists the guest directories of an audit directory, as the broker finds them.
 func guestDirs(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -114,7 +119,7 @@ func guestDirs(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() && guestDirNameRE.MatchString(e.Name()) {
 			out = append(out, e.Name())
 		}
 	}
