@@ -128,13 +128,16 @@ const jsSelectText = `function(prefix, text, suffix, caret) {
   return {start: cp(full.slice(0, s)), end: cp(full.slice(0, e))};
 }`
 
-// jsPaste dispatches a paste event carrying text/plain and text/html to the element (or the focused one). When
-// the page does not cancel it: insertHTML in contenteditable (done here), or 'text' for the caller to insert
-// with Input.insertText.
+// jsPaste dispatches a paste event carrying text/plain and text/html to the element (the editing host of a part
+// of a contenteditable; with no element, the focused one). When the page does not cancel it: insertHTML in
+// contenteditable (done here), or 'text' for the caller to insert with Input.insertText.
 const jsPaste = `function(text, html) {
-  let el = (this && this.nodeType === 1) ? this : document.activeElement;
+  if (this && this.nodeType && !this.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
+  let el = !this || this === window ? document.activeElement : this.nodeType === 1 ? this : this.parentElement;
   if (!el || el === document.body && !el.isContentEditable) return {err: 'nofocus', detail: 'no element has the focus'};
   if (!el.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
+  // A part of a contenteditable (a text run, a paragraph) stands for its editing host, which takes the focus.
+  while (el.isContentEditable && el.parentElement && el.parentElement.isContentEditable) el = el.parentElement;
   if (document.activeElement !== el) el.focus();
   const dt = new DataTransfer();
   dt.setData('text/plain', text);
