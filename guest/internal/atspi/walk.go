@@ -101,6 +101,7 @@ type walker struct {
 	seen     map[objRef]bool
 	cut      string // why the tree was cut (limits), first reason only
 	timeouts int
+	lost     int // calls that failed because the application left or its connection broke
 	missed   int // nodes the cache did not have
 }
 
@@ -343,19 +344,27 @@ func (w *walker) fetchFacts(i int, n *node) {
 	})
 }
 
-// failed notes a call's failure: a vanished object drops its node, a timeout makes the snapshot incomplete.
+// failed notes a call's failure: a vanished object drops its node, a timeout makes the snapshot incomplete, and
+// so does the application leaving or its connection breaking (the answers still to come are lost).
 func (w *walker) failed(n *node, err error) {
 	if err == nil {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if obj, _ := errGone(err); obj {
+	var de dbus.Error
+	switch obj, app := errGone(err); {
+	case obj:
 		n.gone = true
-		return
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		if app {
+			w.lost++
+		}
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 		w.timeouts++
+	case !errors.As(err, &de) || de.Name == "org.freedesktop.DBus.Error.NoReply":
+		// Not an answer of the application's: the connection failed (EOF, closed), or the bus daemon says the
+		// application disconnected without answering.
+		w.lost++
 	}
 }
 
