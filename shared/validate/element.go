@@ -164,6 +164,8 @@ func targetKind(k any) string {
 		return "a window"
 	case *agentv1.Target_Tab:
 		return "a tab"
+	case *agentv1.Target_App:
+		return "an app"
 	}
 	return fmt.Sprintf("%T", k)
 }

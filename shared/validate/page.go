@@ -320,7 +320,39 @@ func pageAction(v *errdefs.Violations, r *agentv1.ActRequest) bool {
 	default:
 		return false
 	}
+	pageActionTarget(v, r)
 	return true
+}
+
+// pageActionTarget checks the request target of a page action that names its tab: it acts on that tab only,
+// so a target naming another tab, or a window, display or app, would be recorded (and gated) as the target of
+// an action done elsewhere. new_tab names a browser, not a tab, and takes any tab target as its context.
+func pageActionTarget(v *errdefs.Violations, r *agentv1.ActRequest) {
+	if r.GetNewTab() != nil {
+		return
+	}
+	var ref *agentv1.TabRef
+	m := r.ProtoReflect()
+	if fd := m.WhichOneof(m.Descriptor().Oneofs().ByName("action")); fd != nil && fd.Message() != nil {
+		if tf := fd.Message().Fields().ByName("tab"); tf != nil && m.Get(fd).Message().Has(tf) {
+			ref, _ = m.Get(fd).Message().Get(tf).Message().Interface().(*agentv1.TabRef)
+		}
+	}
+	if ref == nil {
+		return
+	}
+	switch k := r.GetTarget().GetKind().(type) {
+	case nil:
+	case *agentv1.Target_Tab:
+		// A malformed tab target is reported field by field already.
+		_, okBrowser := BrowserID(k.Tab.GetBrowserId())
+		if okBrowser && ValidID(k.Tab.GetTabId()) && (k.Tab.GetBrowserId() != ref.GetBrowserId() || k.Tab.GetTabId() != ref.GetTabId()) {
+			v.Addf("target.tab", "must be the action's tab %s/%s, got %s/%s", quoted(ref.GetBrowserId()), quoted(ref.GetTabId()),
+				quoted(k.Tab.GetBrowserId()), quoted(k.Tab.GetTabId()))
+		}
+	default:
+		v.Addf("target", "a page action takes a tab target or none, got %s", targetKind(k))
+	}
 }
 
 // boundedText checks text of a form field: at most max bytes, valid UTF-8, no control characters but \n and \t.

@@ -53,7 +53,7 @@ func validPageActions() []*agentv1.ActRequest {
 		{Action: &agentv1.ActRequest_SetViewport{SetViewport: &agentv1.SetViewport{Tab: testTab, Width: MinViewportWidth, Height: MinViewportHeight, DeviceScaleFactor: 4}}},
 		{Action: &agentv1.ActRequest_WaitFor{WaitFor: &agentv1.WaitFor{Tab: testTab, Selector: ".done", State: agentv1.WaitState_WAIT_STATE_HIDDEN, TimeoutMs: MinWaitForMs}}},
 		{Action: &agentv1.ActRequest_SecondaryAction{SecondaryAction: &agentv1.SecondaryAction{Tab: testTab, Locator: sel("a")}}},
-		{Target: &agentv1.Target{Kind: &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: "chrome-9222", TabId: "T1"}}, SnapshotId: "page-3"},
+		{Target: &agentv1.Target{Kind: &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: testTab.BrowserId, TabId: testTab.TabId}}, SnapshotId: "page-3"},
 			Action: &agentv1.ActRequest_Reload{Reload: &agentv1.Reload{Tab: testTab}}},
 	}
 	for _, r := range rs {
@@ -237,4 +237,38 @@ func cut(s string) string {
 		return s[:300] + "..."
 	}
 	return s
+}
+
+// TestPageActionTarget: a page action acts on the tab it names, so a request target naming another tab, or a
+// window, display or app, is refused (it would be recorded as the target of an action done elsewhere).
+func TestPageActionTarget(t *testing.T) {
+	reload := func(target *agentv1.Target) *agentv1.ActRequest {
+		return &agentv1.ActRequest{Owner: "s1", Target: target, Action: &agentv1.ActRequest_Reload{Reload: &agentv1.Reload{Tab: testTab}}}
+	}
+	tab := func(b, id string) *agentv1.Target {
+		return &agentv1.Target{Kind: &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: b, TabId: id}}}
+	}
+	for _, ok := range []*agentv1.Target{nil, {}, tab(testTab.BrowserId, testTab.TabId), {SnapshotId: "s-1"}} {
+		if err := ActRequest(reload(ok)); err != nil {
+			t.Errorf("target %v: %v", ok, err)
+		}
+	}
+	for _, bad := range []*agentv1.Target{
+		tab(testTab.BrowserId, "OTHER"),
+		tab("chrome-9333", testTab.TabId),
+		{Kind: &agentv1.Target_Window{Window: &agentv1.WindowTarget{WindowId: 5}}},
+		{Kind: &agentv1.Target_Display{Display: &agentv1.DisplayTarget{DisplayId: "display-0"}}},
+		{Kind: &agentv1.Target_App{App: &agentv1.AppTarget{AppId: "app:12"}}},
+	} {
+		err := ActRequest(reload(bad))
+		if err == nil || !strings.Contains(err.Error(), "target") {
+			t.Errorf("target %v: %v, want a violation of target", bad, err)
+		}
+	}
+	// new_tab names a browser, not a tab: a tab target of that browser is its context.
+	nt := &agentv1.ActRequest{Owner: "s1", Target: tab(testTab.BrowserId, testTab.TabId),
+		Action: &agentv1.ActRequest_NewTab{NewTab: &agentv1.NewTab{BrowserId: testTab.BrowserId}}}
+	if err := ActRequest(nt); err != nil {
+		t.Errorf("new_tab with a tab target: %v", err)
+	}
 }
