@@ -141,8 +141,8 @@ func listenTCP(ctx context.Context, e Endpoint, allowNonLoopback bool) (net.List
 	return l, nil
 }
 
-// listenUnix creates the socket inside a fresh 0700 directory beside p, sets its mode, and renames it to p,
-// so it is never reachable with the process umask's looser mode.
+// listenUnix creates the socket inside a fresh 0700 directory beside p, sets its mode, and links it to p, so
+// it is never reachable with the process umask's looser mode.
 func listenUnix(p string, mode os.FileMode) (net.Listener, error) {
 	if err := removeStale(p); err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func listenUnix(p string, mode os.FileMode) (net.Listener, error) {
 		l.Close()
 		return nil, fmt.Errorf("listen unix %s: %w", p, err)
 	}
-	if err := os.Rename(tmp, p); err != nil {
+	if err := place(tmp, p); err != nil {
 		l.Close()
 		return nil, fmt.Errorf("listen unix %s: %w", p, err)
 	}
@@ -173,6 +173,20 @@ func listenUnix(p string, mode os.FileMode) (net.Listener, error) {
 		return nil, fmt.Errorf("listen unix %s: %w", p, err)
 	}
 	return &unixListener{UnixListener: l, path: p, fi: fi}, nil
+}
+
+// place gives the socket tmp its final name p without replacing a file another listener created at p since
+// removeStale looked (two starting at once would otherwise both succeed, one on a socket nobody reaches): a
+// hard link fails when p exists. A file system without hard links gets a rename, which replaces.
+func place(tmp, p string) error {
+	err := os.Link(tmp, p)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrExist):
+		return errors.New("another listener created it meanwhile")
+	}
+	return os.Rename(tmp, p)
 }
 
 // removeStale removes p when it is a socket nobody listens on; it refuses any other existing file.
