@@ -99,7 +99,7 @@ func (o *observeService) WatchScreen(r *agentv1.WatchScreenRequest, stream agent
 		// already sent; only the first frame is sent regardless.
 		if first || !unchanged {
 			if err := stream.Send(&agentv1.WatchScreenResponse{Image: img, FrameSeq: seq, CapturedAtUs: sent.UnixMicro()}); err != nil {
-				return err
+				return ctxErr(ctx, err)
 			}
 		}
 		// Rate bound: no frame before the interval has passed, changes meanwhile are coalesced.
