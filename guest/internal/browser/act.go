@@ -75,7 +75,7 @@ func (b *Backend) act(ctx context.Context, t *tab, r *agentv1.ActRequest, resp *
 		return t.navigate(ctx, a.Navigate.GetUrl(), timeout)
 	case *agentv1.ActRequest_Reload:
 		return t.waitLoad(ctx, defaultNavigateTimeout, "reload", func(ctx context.Context) error {
-			_, err := cdp.Call(ctx, t.s, page.Reload, page.ReloadParams{IgnoreCache: ptr(a.Reload.GetHard())})
+			_, err := cdp.Call(ctx, t.loader(), page.Reload, page.ReloadParams{IgnoreCache: ptr(a.Reload.GetHard())})
 			return err
 		})
 	case *agentv1.ActRequest_StopLoading:
@@ -151,7 +151,7 @@ func (b *Backend) newTab(ctx context.Context, a *agentv1.NewTab, resp *agentv1.A
 // navigate loads url and waits for its load event (a same-document navigation has none and ends at once).
 func (t *tab) navigate(ctx context.Context, url string, timeout time.Duration) error {
 	return t.waitLoad(ctx, timeout, "navigate", func(ctx context.Context) error {
-		res, err := cdp.Call(ctx, t.s, page.Navigate, page.NavigateParams{URL: url})
+		res, err := cdp.Call(ctx, t.loader(), page.Navigate, page.NavigateParams{URL: url})
 		if err != nil {
 			return err
 		}

@@ -7,7 +7,7 @@
 // commands over a small session multiplexer of its own (conn.go) rather than chromedp's Context: attaching a
 // chromedp Context to a user's tab enables Network, CSS, DOM tracking and auto-attach on it, may pick "the only
 // unused tab" by itself, and closes the tab on cancel unless told otherwise; here nothing is enabled on a tab but
-// Page and Runtime, and no code path closes a tab except close_tab.
+// Page, Runtime and Inspector, and no code path closes a tab except close_tab.
 package browser
 
 import (

@@ -22,6 +22,17 @@ import (
 // errConnClosed is the error of a call on a connection that is gone (the browser exited or we closed it).
 var errConnClosed = errors.New("devtools connection closed")
 
+// errTabDown is the error of a call on a tab whose page crashed or that closed while the call waited.
+var errTabDown = errors.New("the tab closed or its page crashed")
+
+// downOf is the channel down answers, or nil (never ready) without one.
+func downOf(down func() <-chan struct{}) <-chan struct{} {
+	if down == nil {
+		return nil
+	}
+	return down()
+}
+
 // conn is one websocket to a browser's DevTools endpoint, multiplexing flat sessions (one per attached tab):
 // commands carry an id and a session id, replies go back to their caller, events go to their session's
 // handler. It deliberately does no more than that: it enables nothing on a tab by itself and never closes one
@@ -149,6 +160,12 @@ func (c *conn) close() error {
 
 // call sends a command on a session ("" for the browser) and decodes its result into res (when not nil).
 func (c *conn) call(ctx context.Context, session target.SessionID, method string, params, res any) error {
+	return c.callUntil(ctx, nil, session, method, params, res)
+}
+
+// callUntil is call that gives up with TARGET_GONE when down answers a closed channel (the session's tab
+// crashed or closed: its reply may never come).
+func (c *conn) callUntil(ctx context.Context, down func() <-chan struct{}, session target.SessionID, method string, params, res any) error {
 	var buf []byte
 	if params != nil {
 		var err error
@@ -179,6 +196,11 @@ func (c *conn) call(ctx context.Context, session target.SessionID, method string
 		delete(c.pending, id)
 		c.mu.Unlock()
 		return fmt.Errorf("%s: %w: %w", method, errdefs.ErrInterrupted, ctx.Err())
+	case <-downOf(down):
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w: %w", method, errdefs.ErrTargetGone, errTabDown)
 	case reply, ok := <-ch:
 		switch {
 		case !ok:
@@ -209,7 +231,8 @@ type command struct {
 // every reply; it answers the first error. Chrome runs a session's commands in the order they arrive, so the
 // order holds; only the round trips overlap (input events that Chrome acknowledges on the next animation
 // frame cost one frame for the batch, not one each).
-func (c *conn) batch(ctx context.Context, session target.SessionID, cmds []command) error {
+func (c *conn) batch(ctx context.Context, s session, cmds []command) error {
+	session := s.id
 	chans := make([]chan *cdproto.Message, len(cmds))
 	ids := make([]int64, len(cmds))
 	c.mu.Lock()
@@ -247,6 +270,9 @@ func (c *conn) batch(ctx context.Context, session target.SessionID, cmds []comma
 		case <-ctx.Done():
 			forget()
 			return fmt.Errorf("%s: %w: %w", cmds[i].method, errdefs.ErrInterrupted, ctx.Err())
+		case <-downOf(s.down):
+			forget()
+			return fmt.Errorf("%s: %w: %w", cmds[i].method, errdefs.ErrTargetGone, errTabDown)
 		case reply, ok := <-ch:
 			switch {
 			case !ok && first == nil:
@@ -320,13 +346,15 @@ func (c *conn) handle(session target.SessionID, h func(method string, params jso
 type session struct {
 	c  *conn
 	id target.SessionID
+	// down, when set, answers a channel closed while the session's tab is closed or crashed.
+	down func() <-chan struct{}
 }
 
 var _ cdp.Session = session{}
 
 // Call sends a command on the session.
 func (s session) Call(ctx context.Context, method string, params, res any) error {
-	return s.c.call(ctx, s.id, method, params, res)
+	return s.c.callUntil(ctx, s.down, s.id, method, params, res)
 }
 
 // Subscribe buffers the session's events of one method.

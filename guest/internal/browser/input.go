@@ -77,7 +77,7 @@ func (b *Backend) click(ctx context.Context, t *tab, owner string, c *agentv1.Pa
 	for i := int64(1); i <= int64(max(c.GetCount(), 1)); i++ {
 		cmds = append(cmds, ev(input.DispatchMouseEventTypeMousePressed, button, bits, i), ev(input.DispatchMouseEventTypeMouseReleased, button, 0, i))
 	}
-	if err := t.c.conn.batch(ctx, t.s.id, cmds); err != nil {
+	if err := t.c.conn.batch(ctx, t.s, cmds); err != nil {
 		// Never leave the button down: a release for a press that did not happen is harmless.
 		t.mouse(context.WithoutCancel(ctx), input.DispatchMouseEventTypeMouseReleased, x, y, button, 0, 1, mods)
 		return err
@@ -166,7 +166,7 @@ func (t *tab) fill(ctx context.Context, f *agentv1.Fill, resp *agentv1.ActRespon
 		// focusing left it (the insert has not replaced it yet, even when the old text equals the new), is
 		// repeated; by then the insert is acknowledged, so the second read comes after it.
 		var res runtime.CallFunctionOnResult
-		err := t.c.conn.batch(ctx, t.s.id, []command{
+		err := t.c.conn.batch(ctx, t.s, []command{
 			{method: "Input.insertText", params: input.InsertTextParams{Text: f.GetText()}},
 			{method: "Runtime.callFunctionOn", params: t.callParams(loc.obj, jsValue, nil), res: &res},
 		})

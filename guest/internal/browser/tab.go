@@ -42,9 +42,13 @@ type tab struct {
 
 	mu   sync.Mutex
 	gone bool
-	// closed is closed when the session ends (the tab closed or crashed, the browser exited or we detached):
-	// an action waiting on the tab stops waiting.
+	// closed is closed when the session ends (the tab closed, the browser exited or we detached): an action
+	// waiting on the tab stops waiting.
 	closed chan struct{}
+	// crashed is closed while the tab's page is crashed (Inspector.targetCrashed; a new one replaces it when
+	// the page is reloaded) and when the session ends: a crashed page answers no command, a call on it fails
+	// at once.
+	crashed chan struct{}
 	// nav counts main-frame navigations (Page.frameNavigated without a parent): a snapshot taken at another
 	// count is stale.
 	nav     uint64
@@ -53,17 +57,18 @@ type tab struct {
 	console []*agentv1.ConsoleMessage
 }
 
-// attach opens our session on a tab: Page (navigation events) and Runtime (console, and the functions
-// snapshots and actions call) are enabled on it, nothing else.
+// attach opens our session on a tab: Page (navigation events), Runtime (console, and the functions snapshots
+// and actions call) and Inspector (crash events) are enabled on it, nothing else.
 func attach(ctx context.Context, c *chrome, id target.ID) (*tab, error) {
 	flat := true
 	res, err := cdp.Call(ctx, c.root(), target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: &flat})
 	if err != nil {
 		return nil, fmt.Errorf("attach tab %s: %w", id, err)
 	}
-	t := &tab{c: c, id: id, s: session{c: c.conn, id: res.SessionID}, closed: make(chan struct{})}
+	t := &tab{c: c, id: id, closed: make(chan struct{}), crashed: make(chan struct{})}
+	t.s = session{c: c.conn, id: res.SessionID, down: t.down}
 	c.conn.handle(res.SessionID, t.event)
-	methods := []string{"Page.enable", "Runtime.enable"}
+	methods := []string{"Page.enable", "Runtime.enable", "Inspector.enable"}
 	errs := make(chan error, len(methods))
 	for _, m := range methods {
 		go func() { errs <- t.s.Call(ctx, m, nil, nil) }()
@@ -92,6 +97,19 @@ func (t *tab) alive() bool {
 	return !t.gone && t.c.conn.alive()
 }
 
+// down answers a channel closed when the tab's session ended or its page crashed.
+func (t *tab) down() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.crashed
+}
+
+// loader is the tab's session for commands that load a document (navigate, reload): the browser answers them
+// on a crashed page too, and they bring it back.
+func (t *tab) loader() session {
+	return session{c: t.s.c, id: t.s.id, down: func() <-chan struct{} { return t.closed }}
+}
+
 // goneErr is the error of an action that was waiting on the tab when its session ended.
 func (t *tab) goneErr(what string) error {
 	return fmt.Errorf("%s: tab %s of %s closed: %w", what, t.id, t.c.id(), errdefs.ErrTargetGone)
@@ -107,9 +125,32 @@ func (t *tab) event(method string, params jsonv2.Value) {
 		if !t.gone {
 			t.gone = true
 			close(t.closed)
+			select {
+			case <-t.crashed:
+			default:
+				close(t.crashed)
+			}
 		}
 		t.mu.Unlock()
 		t.c.forget(t)
+	case "Inspector.targetCrashed":
+		t.mu.Lock()
+		select {
+		case <-t.crashed:
+		default:
+			close(t.crashed)
+		}
+		t.mu.Unlock()
+	case "Inspector.targetReloadedAfterCrash":
+		t.mu.Lock()
+		select {
+		case <-t.crashed:
+			if !t.gone {
+				t.crashed = make(chan struct{})
+			}
+		default:
+		}
+		t.mu.Unlock()
 	case "Page.frameNavigated":
 		var ev struct {
 			Frame struct {
