@@ -3,6 +3,7 @@ package atspi
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -49,10 +50,16 @@ func (b *Backend) connectPeer(ctx context.Context, dest string) {
 		b.log.Debug("application bus address not a unix socket; using the bus", "app", dest)
 		return
 	}
+	// An app that answered the address and then hung (a busy main loop) accepts the connection but never
+	// authenticates it: connecting gets one call's time, like any call to the app.
+	ctx, cancel := context.WithTimeout(ctx, b.opts.CallTimeout)
+	defer cancel()
 	var conn *dbus.Conn
 	bc, isUnix, err := dialUnix(ctx, addr)
 	switch {
 	case err == nil && isUnix:
+		deadline, _ := ctx.Deadline()
+		_ = bc.c.SetDeadline(deadline)
 		conn, err = dbus.NewConn(bc)
 		if err != nil {
 			bc.Close()
@@ -65,6 +72,9 @@ func (b *Backend) connectPeer(ctx context.Context, dest string) {
 		if err = conn.Auth(nil); err != nil {
 			conn.Close()
 		}
+	}
+	if err == nil && isUnix {
+		_ = bc.c.SetDeadline(time.Time{})
 	}
 	if err != nil {
 		b.log.Debug("peer connection failed; using the bus", "app", dest, "error", err)
