@@ -95,9 +95,6 @@ func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root 
 	case w.timeouts > 0:
 		reasons = append(reasons, fmt.Sprintf("%d calls timed out after %v: the application stopped answering", w.timeouts, b.opts.CallTimeout))
 	}
-	if w.lost > 0 {
-		reasons = append(reasons, fmt.Sprintf("%d calls failed: the application left or its connection broke", w.lost))
-	}
 	if len(reasons) == 0 && (len(w.nodes) == 0 || w.nodes[0].gone && !o.GetVisibleOnly()) {
 		{
 			_, appGone := errGone(b.call(ctx, a.bus, rootPath, ifProperties+".Get", ifAccessible, "Name").Err)
@@ -106,6 +103,9 @@ func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root 
 			}
 			return nil, fmt.Errorf("%s: root %s no longer exists: %w", a.id(), root.Path, errdefs.ErrNotFound)
 		}
+	}
+	if w.lost > 0 {
+		reasons = append(reasons, fmt.Sprintf("%d calls failed: the application left or its connection broke", w.lost))
 	}
 	if w.cut != "" {
 		reasons = append(reasons, w.cut)
