@@ -181,16 +181,18 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 }
 
 // freeze resolves the request's target: an explicit target is checked against the broker generation; a
-// missing one becomes the session default (source SESSION) or stays for the agent to resolve (ACTIVE). The
+// missing one becomes the session default (source SESSION) or stays for the agent to resolve (ACTIVE). A
+// desktop action takes only a display or window default: it acts on the desktop, not in a tab or app, and a
+// tab or app default frozen into it would be recorded as its target while the agent acted elsewhere. The
 // target sent carries the agent's generation, so the agent refuses it if it restarted meanwhile.
-func (b *Broker) freeze(cl *call, t *agentv1.Target) (*agentv1.Target, error) {
+func (b *Broker) freeze(cl *call, t *agentv1.Target, desktop bool) (*agentv1.Target, error) {
 	gen, agentGen, err := cl.s.guest.checkGeneration(t)
 	if err != nil {
 		return nil, err
 	}
 	src := agentv1.TargetSource_TARGET_SOURCE_EXPLICIT
 	if t.GetKind() == nil {
-		if def := cl.s.defaultTarget(); def != nil {
+		if def := cl.s.defaultTarget(); def != nil && (!desktop || def.GetDisplay() != nil || def.GetWindow() != nil) {
 			t, src = def, agentv1.TargetSource_TARGET_SOURCE_SESSION
 		} else {
 			t, src = &agentv1.Target{}, agentv1.TargetSource_TARGET_SOURCE_ACTIVE

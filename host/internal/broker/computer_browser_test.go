@@ -174,3 +174,51 @@ func TestDefaultTabChecked(t *testing.T) {
 		t.Errorf("default after refusals (-want +got):\n%s", diff)
 	}
 }
+
+// TestDesktopActionTakesOnlyDesktopDefaults: a desktop action without a target in a session whose default is
+// a tab or an app goes to the agent without a target (the active window, source ACTIVE), and neither the
+// answer nor the audit records name the tab or app it did not act in; a window default still applies.
+func TestDesktopActionTakesOnlyDesktopDefaults(t *testing.T) {
+	tb, a := oneGuest(t)
+	ctx := tb.as("agent")
+	const window = 0x400001
+	tests := []struct {
+		name       string
+		def        *agentv1.Target
+		wantSource agentv1.TargetSource
+		wantWindow uint32
+	}{
+		{"tab default", tabTarget("chrome-9222", "TAB1"), agentv1.TargetSource_TARGET_SOURCE_ACTIVE, 0},
+		{"app default", appTarget("app:42", ""), agentv1.TargetSource_TARGET_SOURCE_ACTIVE, 0},
+		{"window default", windowTarget(window), agentv1.TargetSource_TARGET_SOURCE_SESSION, window},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tb.session(t, "agent", "g1")
+			if _, err := tb.SetSessionDefaults(ctx, &brokerv1.SetSessionDefaultsRequest{SessionId: s, DefaultTarget: tc.def}); err != nil {
+				t.Fatal(err)
+			}
+			before, recs := len(a.received()), len(tb.audit.records("g1"))
+			resp, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: click(1, 1, agentv1.MouseButton_MOUSE_BUTTON_LEFT)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := a.received()[before].GetTarget()
+			if got.GetTab() != nil || got.GetApp() != nil || got.GetWindow().GetWindowId() != tc.wantWindow {
+				t.Errorf("agent's target %v, want window %d and no tab or app", got, tc.wantWindow)
+			}
+			if src := resp.GetResponse().GetTarget().GetSource(); src != tc.wantSource {
+				t.Errorf("source %v, want %v", src, tc.wantSource)
+			}
+			added := tb.audit.records("g1")[recs:]
+			if len(added) != 2 {
+				t.Fatalf("audit records %v, want intent and outcome", added)
+			}
+			for _, rec := range added {
+				if ft := rec.GetTarget(); ft.GetTabId() != "" || ft.GetBrowserId() != "" || ft.GetAppId() != "" || ft.GetSource() != tc.wantSource {
+					t.Errorf("%v record's target %v, want source %v and no tab or app", rec.GetPhase(), ft, tc.wantSource)
+				}
+			}
+		})
+	}
+}

@@ -58,7 +58,8 @@ func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.Act
 			if ok, err := b.freezeElement(cl, ar); ok {
 				return err
 			}
-			t, err := b.freeze(cl, ar.GetTarget())
+			m, _ := tabField(ar)
+			t, err := b.freeze(cl, ar.GetTarget(), m == nil && ar.GetNewTab() == nil)
 			ar.Target = t
 			return err
 		},
