@@ -16,7 +16,8 @@ import (
 )
 
 // TestActionDeadlines: navigate to a server that never answers and wait_for on a page whose script never
-// yields end at their timeout_ms with TIMEOUT; they do not hang on the browser's reply.
+// yields end at their timeout_ms with TIMEOUT; they do not hang on the browser's reply, nor on releasing the
+// keys held on the tab after the failure.
 func TestActionDeadlines(t *testing.T) {
 	chromium.Need(t)
 	d := desktop.Start(t, desktop.Options{})
@@ -65,6 +66,10 @@ func TestActionDeadlines(t *testing.T) {
 	busy := newTab(srv.URL + "/busy")
 	// Attach while the page still answers; its script then never yields.
 	if _, err := b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: busy}); err != nil {
+		t.Fatal(err)
+	}
+	// A key held there: the failed wait_for releases it, and that release must not hang either.
+	if _, err := act(&agentv1.ActRequest{Action: &agentv1.ActRequest_PageKeyDown{PageKeyDown: &agentv1.PageKeyDown{Tab: busy, Key: "Shift"}}}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(2500 * time.Millisecond)

@@ -16,6 +16,15 @@ import (
 	"glovebox.dev/shared/errdefs"
 )
 
+// releaseTimeout bounds a release sent after a failure (or by release_all): it is sent whatever the caller's
+// context says, but a page whose script never yields acknowledges no input, and the release must not hang.
+const releaseTimeout = 2 * time.Second
+
+// releaseCtx is the context of a release: not cancelled with ctx, bounded by releaseTimeout.
+func releaseCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+}
+
 // heldKey is a key held by page_key_down.
 type heldKey struct {
 	key domkey.Key
@@ -79,7 +88,9 @@ func (b *Backend) click(ctx context.Context, t *tab, owner string, c *agentv1.Pa
 	}
 	if err := t.c.conn.batch(ctx, t.s, cmds); err != nil {
 		// Never leave the button down: a release for a press that did not happen is harmless.
-		t.mouse(context.WithoutCancel(ctx), input.DispatchMouseEventTypeMouseReleased, x, y, button, 0, 1, mods)
+		rctx, cancel := releaseCtx(ctx)
+		defer cancel()
+		t.mouse(rctx, input.DispatchMouseEventTypeMouseReleased, x, y, button, 0, 1, mods)
 		return err
 	}
 	resp.Pointer = &agentv1.Point{X: int32(x), Y: int32(y)}
@@ -136,7 +147,9 @@ func (b *Backend) drag(ctx context.Context, t *tab, owner string, d *agentv1.Pag
 		x := fx + (tx-fx)*float64(i)/float64(steps)
 		y := fy + (ty-fy)*float64(i)/float64(steps)
 		if err := t.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, input.MouseButtonNone, 1, 0, mods); err != nil {
-			t.mouse(context.WithoutCancel(ctx), input.DispatchMouseEventTypeMouseReleased, x, y, input.MouseButtonLeft, 0, 1, mods)
+			rctx, cancel := releaseCtx(ctx)
+			defer cancel()
+			t.mouse(rctx, input.DispatchMouseEventTypeMouseReleased, x, y, input.MouseButtonLeft, 0, 1, mods)
 			return err
 		}
 	}
@@ -304,12 +317,14 @@ func (b *Backend) press(ctx context.Context, t *tab, owner, combo string, repeat
 			last := keys[len(keys)-1]
 			err = t.key(ctx, last, m|last.Modifier)
 		}
+		rctx, cancel := releaseCtx(ctx)
 		for i := len(down) - 1; i >= 0; i-- {
 			m &^= down[i].Modifier
-			if e := t.keyEvent(context.WithoutCancel(ctx), false, down[i], m); e != nil && err == nil {
+			if e := t.keyEvent(rctx, false, down[i], m); e != nil && err == nil {
 				err = e
 			}
 		}
+		cancel()
 		if err != nil {
 			return err
 		}
@@ -373,7 +388,8 @@ func (b *Backend) releaseTab(ctx context.Context, owner string, t *tab) {
 	list := b.held[owner][t.tabKey()]
 	b.setHeld(owner, t.tabKey(), nil)
 	b.mu.Unlock()
-	ctx = context.WithoutCancel(ctx)
+	ctx, cancel := releaseCtx(ctx)
+	defer cancel()
 	mods := 0
 	for _, k := range list {
 		mods |= k.key.Modifier
