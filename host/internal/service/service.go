@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"glovebox.dev/host/internal/auth"
@@ -107,7 +108,7 @@ func logRPC(ctx context.Context, log *slog.Logger, m *metrics.Metrics, method st
 			attrs = append(attrs, slog.String("session", c.Session))
 		}
 		if c.Guest != "" {
-			guest = c.Guest
+			guest = metricsGuest(c, code)
 			attrs = append(attrs, slog.String("guest", c.Guest))
 		}
 	}
@@ -117,6 +118,20 @@ func logRPC(ctx context.Context, log *slog.Logger, m *metrics.Metrics, method st
 	}
 	log.LogAttrs(ctx, level, "rpc", attrs...)
 	m.RPC(method, code.String(), guest, d)
+}
+
+// metricsGuest is the guest label of an RPC: c.Guest once the broker has resolved it to a guest, "" otherwise.
+// Handlers name the guest a request asks for before looking it up, so an RPC refused as not found, invalid or
+// not permitted, and not bound to a session (whose guest is always a real one), carries caller-chosen text of
+// any size there: as a label each would be a new series, and any principal could grow the broker's memory.
+func metricsGuest(c *auth.Caller, code codes.Code) string {
+	if c.Session == "" {
+		switch code {
+		case codes.NotFound, codes.InvalidArgument, codes.PermissionDenied, codes.Unauthenticated:
+			return ""
+		}
+	}
+	return c.Guest
 }
 
 func unaryLog(log *slog.Logger, m *metrics.Metrics) grpc.UnaryServerInterceptor {
