@@ -72,3 +72,19 @@ func escape(b []byte) (int, string) {
 	}
 	return n, ""
 }
+
+// utf8Text returns property bytes meant as UTF-8 as a string protobuf can carry: a character the read cut
+// short (cut: the property is longer than was read) is dropped, other invalid bytes become U+FFFD.
+func utf8Text(b []byte, cut bool) string {
+	if cut {
+		for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+			if utf8.RuneStart(b[len(b)-i]) {
+				if !utf8.FullRune(b[len(b)-i:]) {
+					b = b[:len(b)-i]
+				}
+				break
+			}
+		}
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}

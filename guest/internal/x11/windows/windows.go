@@ -229,7 +229,7 @@ func (p *pending) collect(focused uint32, compoundText xproto.Atom) (*agentv1.Wi
 		Focused:  uint32(p.id) == focused,
 	}
 	if r, err := p.netName.Reply(); err == nil && r.Format == 8 && r.ValueLen > 0 {
-		win.Title = string(r.Value)
+		win.Title = utf8Text(r.Value, r.BytesAfter > 0)
 	} else if r, err := p.name.Reply(); err == nil && r.Format == 8 {
 		win.Title = legacyText(r.Value, r.Type == compoundText)
 	} else if err != nil {
@@ -237,7 +237,7 @@ func (p *pending) collect(focused uint32, compoundText xproto.Atom) (*agentv1.Wi
 	}
 	if r, err := p.class.Reply(); err == nil && r.Format == 8 {
 		// WM_CLASS is "instance\0class\0".
-		parts := splitNul(r.Value)
+		parts := splitNul([]byte(utf8Text(r.Value, r.BytesAfter > 0)))
 		if len(parts) > 0 {
 			win.InstanceName = parts[0]
 		}

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jezek/xgb/xproto"
+	"google.golang.org/protobuf/proto"
 
 	"glovebox.dev/guest/internal/x11/xconn"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
@@ -330,6 +332,72 @@ func BenchmarkFocused(b *testing.B) {
 	for b.Loop() {
 		if _, err := e.w.Focused(ctx); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestTitlesAreValidUTF8 gives a client window a _NET_WM_NAME that is not valid UTF-8, then one longer than
+// maxPropertyWords whose cut falls inside a character, and a WM_CLASS in Latin-1: the listing must still
+// marshal (protobuf refuses strings that are not UTF-8, which failed the whole ListWindows call).
+func TestTitlesAreValidUTF8(t *testing.T) {
+	e := start(t)
+	c, err := xconn.Open(e.d.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	xconn.DiscardEvents(c)
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	wid, err := xproto.NewWindowId(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xproto.CreateWindowChecked(c, 0, wid, root, 10, 10, 100, 80, 0, xproto.WindowClassInputOutput, 0, 0,
+		nil).Check(); err != nil {
+		t.Fatal(err)
+	}
+	set := func(prop, typ xproto.Atom, v []byte) {
+		t.Helper()
+		if err := xproto.ChangePropertyChecked(c, xproto.PropModeReplace, wid, prop, typ, 8, uint32(len(v)),
+			v).Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(xproto.AtomWmClass, xproto.AtomString, []byte("inst\xe9\x00Cl\xe4ss\x00"))
+	for _, title := range [][]byte{
+		[]byte("bad \xff\xfe title"),
+		append([]byte(strings.Repeat("a", 4*maxPropertyWords-1)), "é tail"...),
+	} {
+		set(e.w.atoms.wmName, e.w.atoms.utf8String, title)
+		xproto.MapWindow(c, wid)
+		var win *agentv1.Window
+		deadline := time.Now().Add(10 * time.Second)
+		for win == nil && time.Now().Before(deadline) {
+			win, err = e.w.Get(context.Background(), uint32(wid))
+			if errors.Is(err, errdefs.ErrTargetGone) {
+				win = nil
+				time.Sleep(20 * time.Millisecond)
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if win == nil {
+			t.Fatal("window never listed")
+		}
+		if !utf8.ValidString(win.Title) || !utf8.ValidString(win.InstanceName) || !utf8.ValidString(win.ClassName) {
+			t.Errorf("title %.40q (%d bytes), class %q %q: not valid UTF-8", win.Title, len(win.Title),
+				win.InstanceName, win.ClassName)
+		}
+		if len(title) > 4*maxPropertyWords && win.Title != strings.Repeat("a", 4*maxPropertyWords-1) {
+			t.Errorf("long title cut to %d bytes ending %q, want the whole characters read", len(win.Title),
+				win.Title[max(0, len(win.Title)-8):])
+		}
+		list, err := e.w.List(context.Background(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := proto.Marshal(&agentv1.ListWindowsResponse{Windows: list}); err != nil {
+			t.Errorf("listing does not marshal: %v", err)
 		}
 	}
 }
