@@ -90,7 +90,7 @@ func entropy(s string) float64 {
 
 // Gates are the confirmation gates.
 type Gates struct {
-	// Buttons are the mouse buttons whose clicks, presses and drags need confirm.
+	// Buttons are the mouse buttons whose clicks (desktop and page), presses and drags need confirm.
 	Buttons map[agentv1.MouseButton]bool
 	// Secrets makes text that looks like a secret need confirm.
 	Secrets bool
@@ -129,11 +129,13 @@ func (g Gates) CheckAct(r *agentv1.ActRequest) error {
 	var button agentv1.MouseButton
 	switch a := r.GetAction().(type) {
 	case *agentv1.ActRequest_Click:
-		button = a.Click.GetButton()
+		button = pressedButton(a.Click.GetButton())
 	case *agentv1.ActRequest_MouseDown:
-		button = a.MouseDown.GetButton()
+		button = pressedButton(a.MouseDown.GetButton())
 	case *agentv1.ActRequest_Drag:
-		button = a.Drag.GetButton()
+		button = pressedButton(a.Drag.GetButton())
+	case *agentv1.ActRequest_PageClick:
+		button = pressedButton(a.PageClick.GetButton())
 	case *agentv1.ActRequest_Type:
 		return g.CheckText("request.action.type.text", a.Type.GetText())
 	case *agentv1.ActRequest_PageType:
@@ -154,6 +156,17 @@ func (g Gates) CheckAct(r *agentv1.ActRequest) error {
 		return fmt.Errorf("%s button needs confirm: %w", strings.ToLower(strings.TrimPrefix(button.String(), "MOUSE_BUTTON_")), errdefs.ErrConfirmationRequired)
 	}
 	return nil
+}
+
+// pressedButton is the button the agent presses for b: LEFT when unspecified or unknown (as the agent maps
+// them), so a click that leaves its button out is gated like the left click it is.
+func pressedButton(b agentv1.MouseButton) agentv1.MouseButton {
+	switch b {
+	case agentv1.MouseButton_MOUSE_BUTTON_MIDDLE, agentv1.MouseButton_MOUSE_BUTTON_RIGHT,
+		agentv1.MouseButton_MOUSE_BUTTON_BACK, agentv1.MouseButton_MOUSE_BUTTON_FORWARD:
+		return b
+	}
+	return agentv1.MouseButton_MOUSE_BUTTON_LEFT
 }
 
 // CheckText returns an error wrapping errdefs.ErrConfirmationRequired when text looks like a secret. The

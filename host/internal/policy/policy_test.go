@@ -89,3 +89,39 @@ func TestCheckActTexts(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckActButtons: every act verb that presses a button asks for confirm when that button is
+// confirmable, page_click included, and an unspecified (or unknown) button is the LEFT button the agent
+// presses for it.
+func TestCheckActButtons(t *testing.T) {
+	right, left := agentv1.MouseButton_MOUSE_BUTTON_RIGHT, agentv1.MouseButton_MOUSE_BUTTON_UNSPECIFIED
+	tests := []struct {
+		name    string
+		buttons []string
+		req     *agentv1.ActRequest
+	}{
+		{"click right", []string{"right"}, &agentv1.ActRequest{Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{Button: right}}}},
+		{"mouse_down right", []string{"right"}, &agentv1.ActRequest{Action: &agentv1.ActRequest_MouseDown{MouseDown: &agentv1.MouseDown{Button: right}}}},
+		{"drag right", []string{"right"}, &agentv1.ActRequest{Action: &agentv1.ActRequest_Drag{Drag: &agentv1.Drag{Button: right}}}},
+		{"page_click right", []string{"right"}, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Button: right}}}},
+		{"click unspecified is left", []string{"left"}, &agentv1.ActRequest{Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{Button: left}}}},
+		{"click unknown is left", []string{"left"}, &agentv1.ActRequest{Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{Button: 99}}}},
+		{"page_click unspecified is left", []string{"left"}, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Button: left}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGates(tc.buttons, false)
+			if err := g.CheckAct(tc.req); !errors.Is(err, errdefs.ErrConfirmationRequired) {
+				t.Errorf("unconfirmed: %v, want CONFIRMATION_REQUIRED", err)
+			}
+			tc.req.Confirm = true
+			if err := g.CheckAct(tc.req); err != nil {
+				t.Errorf("confirmed: %v", err)
+			}
+			tc.req.Confirm = false
+			if err := NewGates(nil, false).CheckAct(tc.req); err != nil {
+				t.Errorf("no confirmable buttons: %v", err)
+			}
+		})
+	}
+}
