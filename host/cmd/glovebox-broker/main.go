@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"glovebox.dev/host/internal/config"
@@ -25,6 +26,10 @@ func main() {
 	configPath := flag.String("config", "/etc/glovebox/broker.json", "broker config file (JSON)")
 	level := flag.String("log-level", "info", "log level: debug, info, warn, error")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "glovebox-broker: unexpected arguments: %s (the config file is given with -config)\n", strings.Join(flag.Args(), " "))
+		os.Exit(2)
+	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(*level)); err != nil {
 		fmt.Fprintf(os.Stderr, "glovebox-broker: -log-level: %v\n", err)
