@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -140,19 +141,22 @@ type Sessions struct {
 // Duration is a time.Duration written as a Go duration string ("10s", "15m").
 type Duration time.Duration
 
-// UnmarshalJSON parses a Go duration string.
+// UnmarshalJSON parses a Go duration string. Its errors are *json.UnmarshalTypeError, the one kind the
+// decoder adds the field's path to (decodeError then names the field).
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("want a duration string like \"10s\"")
+		return &json.UnmarshalTypeError{Value: truncate(string(b)), Type: durationType}
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return err
+		return &json.UnmarshalTypeError{Value: fmt.Sprintf("%q (%v)", truncate(s), err), Type: durationType}
 	}
 	*d = Duration(v)
 	return nil
 }
+
+var durationType = reflect.TypeFor[Duration]()
 
 // MarshalJSON writes the duration string.
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
@@ -191,6 +195,9 @@ func Parse(b []byte) (*Config, error) {
 // decodeError names the field of a JSON decoding error.
 func decodeError(err error) error {
 	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Type == durationType {
+		return fmt.Errorf("%s: want a duration string like \"10s\", got %s", te.Field, te.Value)
+	}
 	if errors.As(err, &te) {
 		return fmt.Errorf("%s: want %s, got JSON %s", te.Field, te.Type, te.Value)
 	}

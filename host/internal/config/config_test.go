@@ -36,7 +36,9 @@ func TestErrorsNameTheField(t *testing.T) {
 		{"bad guest name", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"guests":[{"name":"Bad_Name","endpoint":"unix:///x"}]}`, "guests[0].name"},
 		{"bad button", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"policy":{"confirm_buttons":["up"]}}`, "policy.confirm_buttons[0]"},
 		{"metrics not loopback", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"metrics_listen":"0.0.0.0:9000"}`, "metrics_listen"},
-		{"bad duration", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"guest_call_timeout":"soon"}`, "time: invalid duration"},
+		{"bad duration", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"guest_call_timeout":"soon"}`, `guest_call_timeout: want a duration string like "10s", got "soon" (time: invalid duration`},
+		{"bad duration unit", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"sessions":{"idle_timeout":"10x"}}`, `sessions.idle_timeout: want a duration`},
+		{"duration not a string", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"sessions":{"ttl":5}}`, `sessions.ttl: want a duration string like "10s", got 5`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
