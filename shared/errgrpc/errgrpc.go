@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -111,13 +112,19 @@ func Metadata(err error) map[string]string {
 // ToStatus turns err into a gRPC status: nil is OK; an error that already is a status error passes through;
 // context.Canceled is CANCELED; context.DeadlineExceeded is DEADLINE_EXCEEDED with reason TIMEOUT; an errdefs
 // class maps to its code and reason; anything else is INTERNAL with reason INTERNAL. A *errdefs.BadRequest
-// adds a google.rpc.BadRequest with one FieldViolation per violation.
+// adds a google.rpc.BadRequest with one FieldViolation per violation. Bytes that are not UTF-8 in the message
+// and the details become U+FFFD, so the details always travel.
 func ToStatus(err error) *status.Status {
 	if err == nil {
 		return status.New(codes.OK, "")
 	}
 	if s, ok := status.FromError(err); ok {
-		return s
+		if utf8.ValidString(s.Message()) {
+			return s
+		}
+		p := s.Proto()
+		p.Message = validUTF8(p.Message)
+		return status.FromProto(p)
 	}
 	reason := errdefs.Reason(err)
 	code := Code(reason)
@@ -130,14 +137,21 @@ func ToStatus(err error) *status.Status {
 	default:
 		reason, code = agentv1.ErrorReason_ERROR_REASON_INTERNAL, codes.Internal
 	}
-	s := status.New(code, err.Error())
-	info := &errdetails.ErrorInfo{Reason: ReasonString(reason), Domain: Domain, Metadata: Metadata(err)}
+	s := status.New(code, validUTF8(err.Error()))
+	var md map[string]string
+	if m := Metadata(err); m != nil {
+		md = make(map[string]string, len(m))
+		for k, v := range m {
+			md[validUTF8(k)] = validUTF8(v)
+		}
+	}
+	info := &errdetails.ErrorInfo{Reason: ReasonString(reason), Domain: Domain, Metadata: md}
 	details := []protoadapt.MessageV1{info}
 	var br *errdefs.BadRequest
 	if errors.As(err, &br) {
 		fv := make([]*errdetails.BadRequest_FieldViolation, len(br.Violations))
 		for i, v := range br.Violations {
-			fv[i] = &errdetails.BadRequest_FieldViolation{Field: v.Field, Description: v.Description}
+			fv[i] = &errdetails.BadRequest_FieldViolation{Field: validUTF8(v.Field), Description: validUTF8(v.Description)}
 		}
 		details = append(details, &errdetails.BadRequest{FieldViolations: fv})
 	}
@@ -146,6 +160,11 @@ func ToStatus(err error) *status.Status {
 	}
 	return s
 }
+
+// validUTF8 replaces the bytes of s that are not UTF-8 (a name cut mid-rune, a Latin-1 window title) with
+// U+FFFD: a status whose message or details hold them cannot be marshalled, and gRPC then sends it without
+// its details, losing the reason, the metadata and the violations.
+func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 // Error is ToStatus(err).Err(): nil for nil, a status error otherwise.
 func Error(err error) error {

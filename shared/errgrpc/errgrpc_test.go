@@ -248,3 +248,37 @@ func TestRelay(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestRoundTripInvalidUTF8 sends errors whose text holds bytes that are not UTF-8 (a name cut mid-rune, a
+// Latin-1 window title): the class, the metadata and every violation still arrive.
+func TestRoundTripInvalidUTF8(t *testing.T) {
+	stub := &healthStub{}
+	client := dial(t, stub)
+	for _, c := range contract {
+		stub.err = fmt.Errorf("window \"caf\xe9\": %w", c.class)
+		_, err := client.Check(t.Context(), &healthpb.HealthCheckRequest{})
+		if !errors.Is(err, c.class) {
+			t.Errorf("%s: got %v, want errors.Is %v", c.reason, err, c.class)
+		}
+		// A relaying server (the broker) adds its own words to a decoded error.
+		stub.err = fmt.Errorf("guest \"vm\xe9\": %w", errgrpc.FromError(errgrpc.Error(fmt.Errorf("window 7: %w", c.class))))
+		_, err = client.Check(t.Context(), &healthpb.HealthCheckRequest{})
+		if !errors.Is(err, c.class) {
+			t.Errorf("%s relayed: got %v, want errors.Is %v", c.reason, err, c.class)
+		}
+	}
+	stub.err = errgrpc.WithMetadata(fmt.Errorf("2 apps: %w", errdefs.ErrTargetAmbiguous), map[string]string{"candidates": "a\xff,b"})
+	_, err := client.Check(t.Context(), &healthpb.HealthCheckRequest{})
+	if !errors.Is(err, errdefs.ErrTargetAmbiguous) || errgrpc.Metadata(err)["candidates"] == "" {
+		t.Errorf("metadata: got %v with %v, want target ambiguous with candidates", err, errgrpc.Metadata(err))
+	}
+	var v errdefs.Violations
+	v.Addf("action.type.text", "bad text %s", "\xc3")
+	v.Addf("owner\xff", "required")
+	stub.err = v.Err()
+	_, err = client.Check(t.Context(), &healthpb.HealthCheckRequest{})
+	var br *errdefs.BadRequest
+	if !errors.As(err, &br) || len(br.Violations) != 2 {
+		t.Fatalf("violations lost: %v (%v)", br, err)
+	}
+}
