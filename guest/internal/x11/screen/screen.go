@@ -62,7 +62,7 @@ type Screen struct {
 	bandSeq  []uint64
 	lastDmg  time.Time // when the last damage notification arrived
 	sent     uint32    // last marker sent
-	seen     uint32    // last marker the event loop saw
+	seen     uint32    // newest marker the event loop saw
 	changed  chan struct{}
 	closed   bool
 	frames   map[frameKey]*frame
@@ -245,7 +245,12 @@ func (s *Screen) loop() {
 		case xproto.ClientMessageEvent:
 			if e.Window == s.marker && e.Type == s.markerAtom {
 				s.mu.Lock()
-				s.seen = e.Data.Data32[0]
+				// Markers are numbered under s.mu but sent after it, so they may come back out of order:
+				// seen only moves forward. A marker seen covers every sync numbered before it, whose call
+				// began before that marker was sent.
+				if n := e.Data.Data32[0]; int32(n-s.seen) > 0 {
+					s.seen = n
+				}
 				s.notifyLocked()
 				s.mu.Unlock()
 			}

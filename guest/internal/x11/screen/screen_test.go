@@ -3,7 +3,9 @@ package screen
 import (
 	"context"
 	"image"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jezek/xgb/xproto"
 
@@ -98,6 +100,33 @@ func BenchmarkSync(b *testing.B) {
 	for b.Loop() {
 		if _, err := s.Seq(context.Background()); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestConcurrentSync runs many syncs at once (as concurrent Capture and WaitQuiet calls do): each must come
+// back promptly. Markers are numbered in one order and may be sent in another; when the loop took the last
+// marker seen as the newest, a sync whose marker had already come back waited for it again and failed
+// after syncTimeout.
+func TestConcurrentSync(t *testing.T) {
+	s, _ := startScreen(t)
+	for range 50 {
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				start := time.Now()
+				if _, err := s.Seq(ctx); err != nil {
+					t.Errorf("Seq after %v: %v", time.Since(start), err)
+				}
+			}()
+		}
+		wg.Wait()
+		if t.Failed() {
+			return
 		}
 	}
 }
