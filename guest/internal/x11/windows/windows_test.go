@@ -341,21 +341,16 @@ func BenchmarkFocused(b *testing.B) {
 // marshal (protobuf refuses strings that are not UTF-8, which failed the whole ListWindows call).
 func TestTitlesAreValidUTF8(t *testing.T) {
 	e := start(t)
+	// An xterm the window manager lists (as the other tests use), whose title and class this test then
+	// overwrites with bytes that are not UTF-8.
+	id, _ := e.xterm(t, "utf8-probe", "utf8probe", 10, 10)
+	wid := xproto.Window(id)
 	c, err := xconn.Open(e.d.Display)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
 	xconn.DiscardEvents(c)
-	root := xproto.Setup(c).DefaultScreen(c).Root
-	wid, err := xproto.NewWindowId(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := xproto.CreateWindowChecked(c, 0, wid, root, 10, 10, 100, 80, 0, xproto.WindowClassInputOutput, 0, 0,
-		nil).Check(); err != nil {
-		t.Fatal(err)
-	}
 	set := func(prop, typ xproto.Atom, v []byte) {
 		t.Helper()
 		if err := xproto.ChangePropertyChecked(c, xproto.PropModeReplace, wid, prop, typ, 8, uint32(len(v)),
@@ -369,20 +364,20 @@ func TestTitlesAreValidUTF8(t *testing.T) {
 		append([]byte(strings.Repeat("a", 4*maxPropertyWords-1)), "é tail"...),
 	} {
 		set(e.w.atoms.wmName, e.w.atoms.utf8String, title)
-		xproto.MapWindow(c, wid)
 		var win *agentv1.Window
 		deadline := time.Now().Add(10 * time.Second)
-		for win == nil && time.Now().Before(deadline) {
-			win, err = e.w.Get(context.Background(), uint32(wid))
-			if errors.Is(err, errdefs.ErrTargetGone) {
-				win = nil
-				time.Sleep(20 * time.Millisecond)
-			} else if err != nil {
+		for time.Now().Before(deadline) {
+			win, err = e.w.Get(context.Background(), id)
+			if err != nil {
 				t.Fatal(err)
 			}
+			if win.Title != "utf8-probe" && win.InstanceName != "utf8probe" {
+				break // the new properties are read
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		if win == nil {
-			t.Fatal("window never listed")
+		if win.Title == "utf8-probe" || win.InstanceName == "utf8probe" {
+			t.Fatalf("window still listed with its old title or class: %q %q", win.Title, win.InstanceName)
 		}
 		if !utf8.ValidString(win.Title) || !utf8.ValidString(win.InstanceName) || !utf8.ValidString(win.ClassName) {
 			t.Errorf("title %.40q (%d bytes), class %q %q: not valid UTF-8", win.Title, len(win.Title),
