@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -160,7 +161,7 @@ func (b *Broker) lookupGuest(c *auth.Caller, name string) (*guest, error) {
 	b.mu.Unlock()
 	if g == nil || !(c.Principal.Admin || c.Principal.MayUse(name)) {
 		// A guest the caller may not use is reported like an absent one: names are not disclosed.
-		return nil, fmt.Errorf("guest %q: %w", name, errdefs.ErrNotFound)
+		return nil, fmt.Errorf("guest %s: %w", quoteGuest(name), errdefs.ErrNotFound)
 	}
 	return g, nil
 }
@@ -226,4 +227,13 @@ func stateLabel(s brokerv1.GuestState) string {
 		return "unreachable"
 	}
 	return ""
+}
+
+// quoteGuest is a guest name a caller sent, quoted for an error message; a string that is not a guest name
+// (the caller's text, of any size) is described by its size instead, so errors and the RPC log stay bounded.
+func quoteGuest(name string) string {
+	if config.ValidName(name, config.MaxGuestNameBytes, "-") {
+		return strconv.Quote(name)
+	}
+	return fmt.Sprintf("(a name of %d bytes that is not a guest name)", len(name))
 }

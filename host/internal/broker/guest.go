@@ -146,7 +146,7 @@ func (b *Broker) UnregisterGuest(ctx context.Context, name string) error {
 	g := b.guests[name]
 	if g == nil {
 		b.mu.Unlock()
-		return fmt.Errorf("guest %q: %w", name, errdefs.ErrNotFound)
+		return fmt.Errorf("guest %s: %w", quoteGuest(name), errdefs.ErrNotFound)
 	}
 	delete(b.guests, name)
 	var open []*session

@@ -1,12 +1,14 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,7 +24,8 @@ import (
 
 // TestMetricsGuestLabelOnlyKnownGuests: guest names a caller sends that name no guest it may use (absent,
 // oversized, refused) never become a metrics label: each would be a new series of caller-chosen text, so any
-// principal could grow the broker's memory without bound.
+// principal could grow the broker's memory without bound. Nor does a name that is not a guest name at all reach
+// the RPC log line.
 func TestMetricsGuestLabelOnlyKnownGuests(t *testing.T) {
 	cfg := &config.Config{
 		Principals: []config.Principal{{Name: "p", UIDs: []uint32{uint32(os.Getuid())}, Guests: []string{"*"}}},
@@ -34,7 +37,8 @@ func TestMetricsGuestLabelOnlyKnownGuests(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := metrics.New()
-	log := slog.New(slog.DiscardHandler)
+	var logged syncBuffer
+	log := slog.New(slog.NewJSONHandler(&logged, nil))
 	srv := grpc.NewServer(append(ServerOptions(log, m, b), grpc.Creds(auth.NewCredentials(auth.NewDirectory(cfg.Principals), nil, log)))...)
 	Register(srv, b, nil)
 	dir := t.TempDir()
@@ -93,4 +97,30 @@ func TestMetricsGuestLabelOnlyKnownGuests(t *testing.T) {
 	if rpcs == 0 || g1 == 0 {
 		t.Fatalf("%d rpc series, %d of them of guest g1: want both recorded", rpcs, g1)
 	}
+	out := logged.String()
+	if strings.Contains(out, long[:1000]) || strings.Contains(out, "Bad Name!") {
+		t.Errorf("the RPC log copies guest names that are not guest names (%d bytes of log)", len(out))
+
+	}
+	if !strings.Contains(out, `"guest":"g1"`) || !strings.Contains(out, `"guest":"no-such-guest"`) {
+		t.Errorf("the RPC log lost the guest of calls naming a well-formed guest name")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's concurrent log writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

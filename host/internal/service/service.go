@@ -16,6 +16,7 @@ import (
 
 	"glovebox.dev/host/internal/auth"
 	"glovebox.dev/host/internal/broker"
+	"glovebox.dev/host/internal/config"
 	"glovebox.dev/host/internal/metrics"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/errdefs"
@@ -109,7 +110,12 @@ func logRPC(ctx context.Context, log *slog.Logger, m *metrics.Metrics, method st
 		}
 		if c.Guest != "" {
 			guest = metricsGuest(c, code)
-			attrs = append(attrs, slog.String("guest", c.Guest))
+			// A name that is not a guest name at all (the caller's text, of any size) is logged by its size.
+			if config.ValidName(c.Guest, config.MaxGuestNameBytes, "-") {
+				attrs = append(attrs, slog.String("guest", c.Guest))
+			} else {
+				attrs = append(attrs, slog.Int("guest_bytes", len(c.Guest)))
+			}
 		}
 	}
 	level := slog.LevelInfo
