@@ -3,35 +3,22 @@ package browser
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
-	"glovebox.dev/shared/testenv/chromium"
-	"glovebox.dev/shared/testenv/desktop"
 )
 
 // TestTabCrashed: actions and reads on a tab whose renderer crashed fail promptly with TARGET_GONE, and
 // another tab still works.
 func TestTabCrashed(t *testing.T) {
-	chromium.Need(t)
-	d := desktop.Start(t, desktop.Options{})
-	port := chromium.Start(t, d)
-	b := New(Config{Ports: []int{port}, Display: d.Display, ProfileDir: t.TempDir(), Executable: "/nonexistent"})
-	t.Cleanup(func() { b.Close() })
+	lb := startBrowser(t)
+	b := lb.b
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	id := fmt.Sprintf("chrome-%d", port)
-	newTab := func() *agentv1.TabRef {
-		resp := &agentv1.ActResponse{}
-		if err := b.Act(ctx, &agentv1.ActRequest{Owner: "test", Action: &agentv1.ActRequest_NewTab{NewTab: &agentv1.NewTab{BrowserId: id, Url: "data:text/html,<p>hi</p>"}}}, resp); err != nil {
-			t.Fatal(err)
-		}
-		return &agentv1.TabRef{BrowserId: id, TabId: resp.GetTab().GetTabId()}
-	}
+	newTab := func() *agentv1.TabRef { return lb.newTab(t, ctx, "data:text/html,<p>hi</p>") }
 	other, tr := newTab(), newTab()
 	tb, err := b.resolveTab(ctx, tr)
 	if err != nil {

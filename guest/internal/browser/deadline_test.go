@@ -11,17 +11,13 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
-	"glovebox.dev/shared/testenv/chromium"
-	"glovebox.dev/shared/testenv/desktop"
 )
 
 // TestActionDeadlines: navigate to a server that never answers and wait_for on a page whose script never
 // yields end at their timeout_ms with TIMEOUT; they do not hang on the browser's reply, nor on releasing the
 // keys held on the tab after the failure.
 func TestActionDeadlines(t *testing.T) {
-	chromium.Need(t)
-	d := desktop.Start(t, desktop.Options{})
-	port := chromium.Start(t, d)
+	lb := startBrowser(t)
 	block := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -39,23 +35,10 @@ func TestActionDeadlines(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(block) })
-	b := New(Config{Ports: []int{port}, Display: d.Display, ProfileDir: t.TempDir(), Executable: "/nonexistent"})
-	t.Cleanup(func() { b.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
 	defer cancel()
-	id := fmt.Sprintf("chrome-%d", port)
-	act := func(r *agentv1.ActRequest) (*agentv1.ActResponse, error) {
-		r.Owner = "test"
-		resp := &agentv1.ActResponse{}
-		return resp, b.Act(ctx, r, resp)
-	}
-	newTab := func(url string) *agentv1.TabRef {
-		resp, err := act(&agentv1.ActRequest{Action: &agentv1.ActRequest_NewTab{NewTab: &agentv1.NewTab{BrowserId: id, Url: url}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &agentv1.TabRef{BrowserId: id, TabId: resp.GetTab().GetTabId()}
-	}
+	act := func(r *agentv1.ActRequest) (*agentv1.ActResponse, error) { return lb.act(ctx, r) }
+	newTab := func(url string) *agentv1.TabRef { return lb.newTab(t, ctx, url) }
 	nav := newTab(srv.URL)
 	start := time.Now()
 	_, err := act(&agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: nav, Url: srv.URL + "/hang", TimeoutMs: 2000}}})
@@ -65,7 +48,7 @@ func TestActionDeadlines(t *testing.T) {
 
 	busy := newTab(srv.URL + "/busy")
 	// Attach while the page still answers; its script then never yields.
-	if _, err := b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: busy}); err != nil {
+	if _, err := lb.b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: busy}); err != nil {
 		t.Fatal(err)
 	}
 	// A key held there: the failed wait_for releases it, and that release must not hang either.

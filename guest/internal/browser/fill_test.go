@@ -2,19 +2,11 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"testing"
-
-	"github.com/chromedp/cdproto/runtime"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
-	"glovebox.dev/shared/testenv/chromium"
-	"glovebox.dev/shared/testenv/desktop"
 )
 
 const fillPage = `<!doctype html><title>Fill</title>
@@ -28,49 +20,21 @@ const fillPage = `<!doctype html><title>Fill</title>
 // reuses the page object) and by selectors, into inputs, textareas and contenteditable, and checks the page's
 // own state and events through an evaluate of the test's; refusals keep their classes.
 func TestFillLocators(t *testing.T) {
-	chromium.Need(t)
-	d := desktop.Start(t, desktop.Options{})
-	port := chromium.Start(t, d)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, fillPage)
-	}))
-	t.Cleanup(srv.Close)
-	b := New(Config{Ports: []int{port}, Display: d.Display, ProfileDir: t.TempDir(), Executable: "/nonexistent"})
-	t.Cleanup(func() { b.Close() })
+	lb := startBrowser(t)
+	srv := serveHTML(t, fillPage)
 	ctx := context.Background()
-	id := fmt.Sprintf("chrome-%d", port)
-	act := func(r *agentv1.ActRequest) (*agentv1.ActResponse, error) {
-		r.Owner = "test"
-		resp := &agentv1.ActResponse{}
-		return resp, b.Act(ctx, r, resp)
-	}
-	resp, err := act(&agentv1.ActRequest{Action: &agentv1.ActRequest_NewTab{NewTab: &agentv1.NewTab{BrowserId: id}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := &agentv1.TabRef{BrowserId: id, TabId: resp.GetTab().GetTabId()}
+	act := func(r *agentv1.ActRequest) (*agentv1.ActResponse, error) { return lb.act(ctx, r) }
+	tr := lb.newTab(t, ctx, "")
 	if _, err := act(&agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: tr, Url: srv.URL}}}); err != nil {
 		t.Fatal(err)
 	}
 	// The test reads the page with evaluates of its own, not through fill's code.
-	tb, err := b.resolveTab(ctx, tr)
+	tb, err := lb.b.resolveTab(ctx, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func(expr string) string {
-		t.Helper()
-		var res runtime.EvaluateResult
-		if err := tb.s.Call(ctx, "Runtime.evaluate", runtime.EvaluateParams{Expression: expr, ReturnByValue: ptr(true)}, &res); err != nil || res.Result == nil {
-			t.Fatalf("evaluate %s: %v", expr, err)
-		}
-		var v string
-		if err := json.Unmarshal(res.Result.Value, &v); err != nil {
-			t.Fatalf("evaluate %s: %s is not a string", expr, res.Result.Value)
-		}
-		return v
-	}
-	snap, err := b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: tr})
+	read := func(expr string) string { t.Helper(); return readString(t, ctx, tb, expr) }
+	snap, err := lb.b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: tr})
 	if err != nil {
 		t.Fatal(err)
 	}

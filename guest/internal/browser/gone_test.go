@@ -11,17 +11,13 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
-	"glovebox.dev/shared/testenv/chromium"
-	"glovebox.dev/shared/testenv/desktop"
 )
 
 // TestTabClosedDuringAction closes a tab from outside (DevTools HTTP, as a user closing it would) while an
 // action waits on it: the action fails at once with TARGET_GONE, not at its deadline and not as INTERNAL, and
 // the next action on another tab works.
 func TestTabClosedDuringAction(t *testing.T) {
-	chromium.Need(t)
-	d := desktop.Start(t, desktop.Options{})
-	port := chromium.Start(t, d)
+	lb := startBrowser(t)
 	block := make(chan struct{})
 	t.Cleanup(func() { close(block) })
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -41,26 +37,13 @@ func TestTabClosedDuringAction(t *testing.T) {
 		fmt.Fprint(w, "<!doctype html><title>Page</title><p>hi</p>")
 	}))
 	t.Cleanup(srv.Close)
-	b := New(Config{Ports: []int{port}, Display: d.Display, ProfileDir: t.TempDir(), Executable: "/nonexistent"})
-	t.Cleanup(func() { b.Close() })
 	ctx := context.Background()
-	id := fmt.Sprintf("chrome-%d", port)
-	act := func(r *agentv1.ActRequest) (*agentv1.ActResponse, error) {
-		r.Owner = "test"
-		resp := &agentv1.ActResponse{}
-		return resp, b.Act(ctx, r, resp)
-	}
-	newTab := func() *agentv1.TabRef {
-		resp, err := act(&agentv1.ActRequest{Action: &agentv1.ActRequest_NewTab{NewTab: &agentv1.NewTab{BrowserId: id, Url: srv.URL}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &agentv1.TabRef{BrowserId: id, TabId: resp.GetTab().GetTabId()}
-	}
+	act := func(r *agentv1.ActRequest) (*agentv1.ActResponse, error) { return lb.act(ctx, r) }
+	newTab := func() *agentv1.TabRef { return lb.newTab(t, ctx, srv.URL) }
 	closeLater := func(tr *agentv1.TabRef) {
 		go func() {
 			time.Sleep(700 * time.Millisecond)
-			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/json/close/%s", port, tr.GetTabId()))
+			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/json/close/%s", lb.port, tr.GetTabId()))
 			if err == nil {
 				resp.Body.Close()
 			}
@@ -80,7 +63,7 @@ func TestTabClosedDuringAction(t *testing.T) {
 	} {
 		tr := newTab()
 		// Attach first: the action in flight is the one the close interrupts.
-		if _, err := b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: tr}); err != nil {
+		if _, err := lb.b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: tr}); err != nil {
 			t.Fatal(err)
 		}
 		closeLater(tr)

@@ -2,18 +2,10 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/runtime"
-
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
-	"glovebox.dev/shared/testenv/chromium"
-	"glovebox.dev/shared/testenv/desktop"
 )
 
 const pastePage = `<!doctype html><title>Paste</title>
@@ -24,44 +16,16 @@ const pastePage = `<!doctype html><title>Paste</title>
 // paragraph inside it) while a field elsewhere has the focus: the text goes into the contenteditable the
 // locator names, never into the focused field.
 func TestPasteIntoEditableChild(t *testing.T) {
-	chromium.Need(t)
-	d := desktop.Start(t, desktop.Options{})
-	port := chromium.Start(t, d)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, pastePage)
-	}))
-	t.Cleanup(srv.Close)
-	b := New(Config{Ports: []int{port}, Display: d.Display, ProfileDir: t.TempDir(), Executable: "/nonexistent"})
-	t.Cleanup(func() { b.Close() })
+	lb := startBrowser(t)
+	srv := serveHTML(t, pastePage)
 	ctx := context.Background()
-	id := fmt.Sprintf("chrome-%d", port)
-	act := func(r *agentv1.ActRequest) (*agentv1.ActResponse, error) {
-		r.Owner = "test"
-		resp := &agentv1.ActResponse{}
-		return resp, b.Act(ctx, r, resp)
-	}
-	resp, err := act(&agentv1.ActRequest{Action: &agentv1.ActRequest_NewTab{NewTab: &agentv1.NewTab{BrowserId: id}}})
+	act := func(r *agentv1.ActRequest) (*agentv1.ActResponse, error) { return lb.act(ctx, r) }
+	tr := lb.newTab(t, ctx, "")
+	tb, err := lb.b.resolveTab(ctx, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &agentv1.TabRef{BrowserId: id, TabId: resp.GetTab().GetTabId()}
-	tb, err := b.resolveTab(ctx, tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := func(expr string) string {
-		t.Helper()
-		var res runtime.EvaluateResult
-		if err := tb.s.Call(ctx, "Runtime.evaluate", runtime.EvaluateParams{Expression: expr, ReturnByValue: ptr(true)}, &res); err != nil || res.Result == nil {
-			t.Fatalf("evaluate %s: %v", expr, err)
-		}
-		var v string
-		if err := json.Unmarshal(res.Result.Value, &v); err != nil {
-			t.Fatalf("evaluate %s: %s is not a string", expr, res.Result.Value)
-		}
-		return v
-	}
+	read := func(expr string) string { t.Helper(); return readString(t, ctx, tb, expr) }
 	for _, c := range []struct {
 		name string
 		loc  func(s *agentv1.Snapshot) *agentv1.Locator
@@ -83,7 +47,7 @@ func TestPasteIntoEditableChild(t *testing.T) {
 			t.Fatal(err)
 		}
 		read("document.getElementById('a').focus(), ''")
-		snap, err := b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: tr})
+		snap, err := lb.b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: tr})
 		if err != nil {
 			t.Fatal(err)
 		}
