@@ -226,9 +226,9 @@ func (g *gatedAudit) Append(ctx context.Context, rec *brokerv1.AuditRecord) (uin
 	return g.Auditor.Append(ctx, rec)
 }
 
-// A mutation that passed the session check while its session was being closed must not reach the guest
-// after the close's release_all: the input it holds would never be released.
-func TestSessionCloseDuringMutation(t *testing.T) {
+// gateFirstIntent starts a broker with guest g1 on a fake agent, whose audit log stops the first INTENT record
+// it is given (closing gate.reached) until gate.proceed is closed.
+func gateFirstIntent(t *testing.T) (*testBroker, *fakeAgent, *gatedAudit) {
 	a := startFakeAgent(t)
 	gate := &gatedAudit{
 		stop: func(rec *brokerv1.AuditRecord) bool {
@@ -240,6 +240,13 @@ func TestSessionCloseDuringMutation(t *testing.T) {
 		gate.Auditor = o.Audit
 		o.Audit = gate
 	})
+	return tb, a, gate
+}
+
+// A mutation that passed the session check while its session was being closed must not reach the guest
+// after the close's release_all: the input it holds would never be released.
+func TestSessionCloseDuringMutation(t *testing.T) {
+	tb, a, gate := gateFirstIntent(t)
 	ctx := tb.as("agent")
 	s := tb.session(t, "agent", "g1")
 	done := make(chan error, 1)
@@ -278,17 +285,7 @@ func TestSessionCloseDuringMutation(t *testing.T) {
 // A target frozen before control was taken and given back (the guest's generation bumped) must not be acted
 // on afterwards, even when the mutation was already on its way: the human may have changed everything.
 func TestControlCycleDuringMutation(t *testing.T) {
-	a := startFakeAgent(t)
-	gate := &gatedAudit{
-		stop: func(rec *brokerv1.AuditRecord) bool {
-			return rec.GetPhase() == brokerv1.AuditPhase_AUDIT_PHASE_INTENT
-		},
-		reached: make(chan struct{}), proceed: make(chan struct{}),
-	}
-	tb := newTestBroker(t, testConfig(config.Guest{Name: "g1", Endpoint: a.endpoint()}), func(o *Options) {
-		gate.Auditor = o.Audit
-		o.Audit = gate
-	})
+	tb, a, gate := gateFirstIntent(t)
 	ctx := tb.as("agent")
 	s := tb.session(t, "agent", "g1")
 	req := click(5, 5, agentv1.MouseButton_MOUSE_BUTTON_LEFT)
