@@ -55,6 +55,13 @@ type cacheKey struct {
 	layout  Layout
 }
 
+// pngKey and jpegKey are the cache keys of a PNG and of a JPEG (quality already normalized) of a frame.
+func pngKey(w, h int, layout Layout) cacheKey { return cacheKey{w: w, h: h, layout: layout} }
+
+func jpegKey(quality, w, h int, layout Layout) cacheKey {
+	return cacheKey{jpeg: true, quality: quality, w: w, h: h, layout: layout}
+}
+
 // part is one encoded band.
 type part struct {
 	data  []byte
@@ -203,9 +210,12 @@ func (c *Cache) Reads(jpeg bool, quality, width, height int, layout Layout, hint
 		return nil, true
 	}
 	defer c.mu.Unlock()
-	key, rows := cacheKey{w: width, h: height, layout: layout}, pngBandRows
+	var key cacheKey
+	rows := pngBandRows
 	if jpeg {
-		key.jpeg, key.quality, rows = true, jpegQuality(quality), mcuSize
+		key, rows = jpegKey(jpegQuality(quality), width, height, layout), mcuSize
+	} else {
+		key = pngKey(width, height, layout)
 	}
 	n := (height + rows - 1) / rows
 	dirty, compare := c.plan(key, n, rows, height, hint)

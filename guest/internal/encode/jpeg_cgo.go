@@ -93,7 +93,7 @@ func encodeJPEG(p Pixels, quality int) ([]byte, error) {
 // encodeJPEGRows encodes the MCU rows of p that changed since the frame in c (every row without a cache), in
 // runs split evenly over the CPUs, and joins every row's entropy-coded bytes.
 func encodeJPEGRows(p Pixels, quality int, c *Cache, hint Hint) ([]byte, error) {
-	key := cacheKey{jpeg: true, quality: quality, w: p.Width, h: p.Height, layout: p.Layout}
+	key := jpegKey(quality, p.Width, p.Height, p.Layout)
 	var header jpegHeader
 	if c != nil && c.key == key {
 		header = c.jpegHeader

@@ -50,7 +50,7 @@ func PNG(p Pixels) ([]byte, error) {
 
 func encodePNG(p Pixels, c *Cache, hint Hint) ([]byte, error) {
 	w, h := p.Width, p.Height
-	parts, err := encodeBands(p, pngBandRows, c, cacheKey{w: w, h: h, layout: p.Layout}, hint, false,
+	parts, err := encodeBands(p, pngBandRows, c, pngKey(w, h, p.Layout), hint, false,
 		func(p Pixels, y0, y1 int, dst []part) error { return deflateBand(p, y0, y1, &dst[0]) })
 	if err != nil {
 		return nil, err
