@@ -99,3 +99,18 @@ func TabOf(r *agentv1.ActRequest) (*agentv1.TabRef, string) {
 	ref, _ := msg.Get(f).Message().Interface().(*agentv1.TabRef)
 	return ref, path
 }
+
+// SetTab sets the tab a page action names and reports whether r's action is one that names a tab (new_tab
+// and non-page actions are left alone).
+func SetTab(r *agentv1.ActRequest, tab *agentv1.TabRef) bool {
+	fd, msg := action(r)
+	if fd == nil {
+		return false
+	}
+	f := field(msg, "tab", tabRefName)
+	if f == nil {
+		return false
+	}
+	r.ProtoReflect().Mutable(fd).Message().Set(f, protoreflect.ValueOfMessage(tab.ProtoReflect()))
+	return true
+}

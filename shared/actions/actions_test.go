@@ -74,3 +74,24 @@ func TestElementAndTabOf(t *testing.T) {
 		})
 	}
 }
+
+func TestSetTab(t *testing.T) {
+	tab := &agentv1.TabRef{BrowserId: "chrome-9222", TabId: "T1"}
+	fill := &agentv1.ActRequest{Action: &agentv1.ActRequest_Fill{Fill: &agentv1.Fill{Text: "x"}}}
+	if !SetTab(fill, tab) {
+		t.Fatal("SetTab(fill) = false, want true")
+	}
+	if got, _ := TabOf(fill); !proto.Equal(got, tab) || fill.GetFill().GetText() != "x" {
+		t.Errorf("after SetTab: tab %v value %q, want %v and the value kept", got, fill.GetFill().GetText(), tab)
+	}
+	for _, r := range []*agentv1.ActRequest{
+		{Action: &agentv1.ActRequest_NewTab{NewTab: &agentv1.NewTab{}}},
+		{Action: &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: "a"}}},
+		{},
+	} {
+		before := proto.CloneOf(r)
+		if SetTab(r, tab) || !proto.Equal(before, r) {
+			t.Errorf("SetTab(%v) changed a request with no tab field: %v", before, r)
+		}
+	}
+}

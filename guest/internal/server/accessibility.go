@@ -52,10 +52,11 @@ type accessibilityService struct {
 func newAccessibilityService(s *Services) *accessibilityService { return &accessibilityService{s: s} }
 
 func (a *accessibilityService) backend() (Accessibility, error) {
-	if a.s.b().Accessibility == nil {
+	acc := a.s.b().Accessibility
+	if acc == nil {
 		return nil, fmt.Errorf("accessibility: %s: %w", a.s.missing(agentv1.Backend_BACKEND_ACCESSIBILITY), errdefs.ErrCapabilityUnavailable)
 	}
-	return a.s.b().Accessibility, nil
+	return acc, nil
 }
 
 // ListApps lists the applications on the AT-SPI bus.

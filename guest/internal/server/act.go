@@ -38,18 +38,20 @@ func newActService(s *Services) *actService {
 // Act performs one action; see the ActService documentation in act.proto.
 func (a *actService) Act(ctx context.Context, r *agentv1.ActRequest) (*agentv1.ActResponse, error) {
 	start := time.Now()
-	in := a.s.b().Input
+	// The backend set is read once: a request runs on the backends it started with, even if SetBackends
+	// replaces them meanwhile.
+	be := a.s.b()
 	if err := validate.ActRequest(r); err != nil {
 		return nil, err
 	}
-	if err := a.needBackend(r, in); err != nil {
+	if err := a.needBackend(r, be); err != nil {
 		return nil, err
 	}
-	p, err := a.plan(r)
+	p, err := a.plan(r, be)
 	if err != nil {
 		return nil, err
 	}
-	if r.GetObserve() != nil && a.s.b().Screen == nil {
+	if r.GetObserve() != nil && be.Screen == nil {
 		return nil, fmt.Errorf("observe: no screen backend: %w", errdefs.ErrCapabilityUnavailable)
 	}
 	if g := r.GetTarget().GetGeneration(); g != 0 && g != a.s.opts.Generation {
@@ -97,13 +99,13 @@ func (a *actService) act(ctx context.Context, r *agentv1.ActRequest, p *plan, st
 	}
 	dispatchedAt := time.Now()
 
-	if in := a.s.b().Input; in != nil {
+	if in := p.be.Input; in != nil {
 		resp.Held = in.Held(r.GetOwner())
 		x, y := in.LastPointer()
 		resp.Pointer = &agentv1.Point{X: x, Y: y}
 	}
 	if o := r.GetObserve(); o != nil {
-		obs, err := a.observe(ctx, o)
+		obs, err := observeAfter(ctx, p.be.Screen, o)
 		if err != nil {
 			return nil, true, fmt.Errorf("observe after action (the action was done): %w", err)
 		}
@@ -121,9 +123,8 @@ func (a *actService) act(ctx context.Context, r *agentv1.ActRequest, p *plan, st
 	return resp, true, nil
 }
 
-// observe waits for the screen to settle and captures it with the cursor position.
-func (a *actService) observe(ctx context.Context, o *agentv1.ObserveAfter) (*agentv1.Observation, error) {
-	scr := a.s.b().Screen
+// observeAfter waits for the screen to settle and captures it with the cursor position.
+func observeAfter(ctx context.Context, scr Screen, o *agentv1.ObserveAfter) (*agentv1.Observation, error) {
 	quiet, timeout := defaultQuiet, defaultQuietTimeout
 	if o.GetQuietMs() > 0 {
 		quiet = time.Duration(o.GetQuietMs()) * time.Millisecond

@@ -13,11 +13,11 @@ import (
 func (a *actService) dispatch(ctx context.Context, r *agentv1.ActRequest, p *plan, resp *agentv1.ActResponse) error {
 	switch p.kind {
 	case kindElement:
-		return a.s.b().Accessibility.Act(ctx, r, resp)
+		return p.be.Accessibility.Act(ctx, r, resp)
 	case kindPage:
-		return a.s.b().Browser.Act(ctx, r, resp)
+		return p.be.Browser.Act(ctx, r, resp)
 	}
-	in := a.s.b().Input
+	in := p.be.Input
 	owner := r.GetOwner()
 	ms := func(n int32) time.Duration { return time.Duration(n) * time.Millisecond }
 	switch act := r.GetAction().(type) {
@@ -64,7 +64,7 @@ func (a *actService) dispatch(ctx context.Context, r *agentv1.ActRequest, p *pla
 		} else {
 			resp.Released, err = in.ReleaseAll(ctx, owner)
 		}
-		if br := a.s.b().Browser; br != nil {
+		if br := p.be.Browser; br != nil {
 			// Page keys the owner holds (page_key_down) are released too: release_all ends a session's input.
 			for _, k := range br.ReleaseOwner(ctx, owner) {
 				resp.Released = append(resp.Released, &agentv1.HeldInput{Key: k})

@@ -29,6 +29,8 @@ const (
 
 // plan is a request checked against the live screen, with its names parsed.
 type plan struct {
+	// be is the backend set the request runs on, read once when it arrived.
+	be   *Backends
 	kind actionKind
 	wait bool
 	// points are the action's explicit points with their field names, in order.
@@ -48,9 +50,9 @@ type fieldPoint struct {
 
 // plan parses the action's names and checks every point against the root window (and the display target),
 // returning a *errdefs.BadRequest naming each bad field. validate.ActRequest has checked everything static.
-func (a *actService) plan(r *agentv1.ActRequest) (*plan, error) {
+func (a *actService) plan(r *agentv1.ActRequest, be *Backends) (*plan, error) {
 	var v errdefs.Violations
-	p := &plan{}
+	p := &plan{be: be}
 	pt := func(field string, q *agentv1.Point) {
 		if q != nil {
 			p.points = append(p.points, fieldPoint{field, q})
@@ -124,8 +126,8 @@ func (a *actService) plan(r *agentv1.ActRequest) (*plan, error) {
 	}
 	// The settle screenshot is checked for every action, before anything is done: an observation that could
 	// only fail would answer INVALID_ARGUMENT for an action that was done.
-	if o := r.GetObserve(); o != nil && a.s.b().Screen != nil && o.GetScreenshot() != nil {
-		if err := checkAgainstDisplays(a.s.b().Screen.Displays(), o.GetScreenshot()); err != nil {
+	if o := r.GetObserve(); o != nil && be.Screen != nil && o.GetScreenshot() != nil {
+		if err := checkAgainstDisplays(be.Screen.Displays(), o.GetScreenshot()); err != nil {
 			var br *errdefs.BadRequest
 			if !errors.As(err, &br) {
 				return nil, err
@@ -140,7 +142,7 @@ func (a *actService) plan(r *agentv1.ActRequest) (*plan, error) {
 		return p, v.Err()
 	}
 
-	bounds, boundsName := a.bounds(r, &v, p)
+	bounds, boundsName := bounds(r, &v, p)
 	for _, fp := range p.points {
 		if bounds != nil && !inside(bounds, fp.p.GetX(), fp.p.GetY()) {
 			v.Addf(fp.field, "(%d,%d) is outside %s %dx%d+%d+%d", fp.p.GetX(), fp.p.GetY(), boundsName,
@@ -154,19 +156,19 @@ func (a *actService) plan(r *agentv1.ActRequest) (*plan, error) {
 }
 
 // bounds returns the rectangle every point must fall in: the display target's, else the root window's.
-func (a *actService) bounds(r *agentv1.ActRequest, v *errdefs.Violations, p *plan) (*agentv1.Rect, string) {
-	w, h := a.s.b().Input.Root()
+func bounds(r *agentv1.ActRequest, v *errdefs.Violations, p *plan) (*agentv1.Rect, string) {
+	w, h := p.be.Input.Root()
 	root := &agentv1.Rect{Width: w, Height: h}
 	id := r.GetTarget().GetDisplay().GetDisplayId()
 	if id == "" {
 		return root, "the screen"
 	}
-	if a.s.b().Screen == nil {
+	if p.be.Screen == nil {
 		v.Addf("target.display.display_id", "no screen backend to resolve display %q", id)
 		return root, "the screen"
 	}
 	var known []string
-	for _, d := range a.s.b().Screen.Displays() {
+	for _, d := range p.be.Screen.Displays() {
 		if d.GetId() == id {
 			p.display = d
 			return d.GetBounds(), "display " + id

@@ -23,7 +23,7 @@ func (a *actService) freeze(ctx context.Context, r *agentv1.ActRequest, p *plan)
 		ft.Source = agentv1.TargetSource_TARGET_SOURCE_EXPLICIT
 		return ft, nil
 	}
-	win := a.s.b().Windows
+	win := p.be.Windows
 	t := r.GetTarget()
 	switch {
 	case t.GetWindow() != nil:
@@ -56,7 +56,7 @@ func (a *actService) freeze(ctx context.Context, r *agentv1.ActRequest, p *plan)
 				}
 			}
 		case kindPointer:
-			if err := a.pointsOn(ctx, id, p); err != nil {
+			if err := pointsOn(ctx, id, p); err != nil {
 				return nil, err
 			}
 		}
@@ -77,7 +77,7 @@ func (a *actService) freeze(ctx context.Context, r *agentv1.ActRequest, p *plan)
 		id, err = win.Focused(ctx)
 	} else {
 		var x, y int32
-		x, y, err = a.firstPoint(ctx, p)
+		x, y, err = firstPoint(ctx, p)
 		if err == nil {
 			id, err = win.At(ctx, x, y)
 		}
@@ -96,18 +96,18 @@ func (a *actService) freeze(ctx context.Context, r *agentv1.ActRequest, p *plan)
 }
 
 // firstPoint is where a pointer action starts: its first explicit point, or the pointer.
-func (a *actService) firstPoint(ctx context.Context, p *plan) (int32, int32, error) {
+func firstPoint(ctx context.Context, p *plan) (int32, int32, error) {
 	if len(p.points) > 0 {
 		return p.points[0].p.GetX(), p.points[0].p.GetY(), nil
 	}
-	return a.s.b().Input.Pointer(ctx)
+	return p.be.Input.Pointer(ctx)
 }
 
 // pointsOn checks that every point of a pointer action (or the pointer, when it has none) is on window id.
-func (a *actService) pointsOn(ctx context.Context, id uint32, p *plan) error {
+func pointsOn(ctx context.Context, id uint32, p *plan) error {
 	points := p.points
 	if len(points) == 0 {
-		x, y, err := a.s.b().Input.Pointer(ctx)
+		x, y, err := p.be.Input.Pointer(ctx)
 		if err != nil {
 			return err
 		}
@@ -115,7 +115,7 @@ func (a *actService) pointsOn(ctx context.Context, id uint32, p *plan) error {
 	}
 	var v errdefs.Violations
 	for _, fp := range points {
-		at, err := a.s.b().Windows.At(ctx, fp.p.GetX(), fp.p.GetY())
+		at, err := p.be.Windows.At(ctx, fp.p.GetX(), fp.p.GetY())
 		if err != nil {
 			return err
 		}

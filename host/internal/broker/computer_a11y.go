@@ -94,17 +94,11 @@ func stampSnapshot(cl *call, s *agentv1.Snapshot) {
 
 // ListApps lists the applications on the guest's AT-SPI bus (an observation).
 func (b *Broker) ListApps(ctx context.Context, r *brokerv1.ListAppsRequest) (*brokerv1.ListAppsResponse, error) {
-	cl, err := b.begin(ctx, RPCListApps, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := orEmpty(r.GetRequest(), &agentv1.ListAppsRequest{})
-	cl.args = req
-	var resp *agentv1.ListAppsResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Accessibility.ListApps(ctx, req)
-		return err
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ListAppsRequest, *agentv1.ListAppsResponse]{
+		rpc: RPCListApps,
+		send: func(ctx context.Context, c guestClients, req *agentv1.ListAppsRequest) (*agentv1.ListAppsResponse, error) {
+			return c.Accessibility.ListApps(ctx, req)
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -115,37 +109,31 @@ func (b *Broker) ListApps(ctx context.Context, r *brokerv1.ListAppsRequest) (*br
 // GetApp finds an application: an observation, or a mutation (observe-only refused, control, policy, rate
 // limit, durable intent and outcome) when request.launch may start a program.
 func (b *Broker) GetApp(ctx context.Context, r *brokerv1.GetAppRequest) (*brokerv1.GetAppResponse, error) {
-	cl, err := b.begin(ctx, RPCGetApp, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := orEmpty(r.GetRequest(), &agentv1.GetAppRequest{})
-	cl.args = req
-	if err := checkRequest(validate.GetApp(req)); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var resp *agentv1.GetAppResponse
-	send := func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Accessibility.GetApp(ctx, req)
-		if err == nil && cl.target != nil {
-			cl.target.AppId = resp.GetApp().GetAppId()
-		}
-		return err
-	}
-	var seq uint64
-	if req.GetLaunch() {
-		gen, _ := cl.s.guest.generations()
-		cl.target = &agentv1.FrozenTarget{Source: agentv1.TargetSource_TARGET_SOURCE_EXPLICIT, Generation: gen}
-		// The agent waits up to launch_timeout_ms (0: 10 s) for the launched app to reach the bus.
-		wait := req.GetLaunchTimeoutMs()
-		if wait == 0 {
-			wait = 10000
-		}
-		seq, err = b.mutate(ctx, cl, mutation{send: send, extra: time.Duration(wait) * time.Millisecond})
-	} else {
-		seq, err = b.observe(ctx, cl, send)
-	}
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.GetAppRequest, *agentv1.GetAppResponse]{
+		rpc:   RPCGetApp,
+		check: validate.GetApp,
+		mutation: func(cl *call, req *agentv1.GetAppRequest) (mutation, bool) {
+			if !req.GetLaunch() {
+				return mutation{}, false
+			}
+			gen, _ := cl.s.guest.generations()
+			cl.target = &agentv1.FrozenTarget{Source: agentv1.TargetSource_TARGET_SOURCE_EXPLICIT, Generation: gen}
+			// The agent waits up to launch_timeout_ms (0: 10 s) for the launched app to reach the bus.
+			wait := req.GetLaunchTimeoutMs()
+			if wait == 0 {
+				wait = 10000
+			}
+			return mutation{extra: time.Duration(wait) * time.Millisecond}, true
+		},
+		send: func(ctx context.Context, c guestClients, req *agentv1.GetAppRequest) (*agentv1.GetAppResponse, error) {
+			return c.Accessibility.GetApp(ctx, req)
+		},
+		answered: func(cl *call, resp *agentv1.GetAppResponse) {
+			if cl.target != nil {
+				cl.target.AppId = resp.GetApp().GetAppId()
+			}
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -154,24 +142,17 @@ func (b *Broker) GetApp(ctx context.Context, r *brokerv1.GetAppRequest) (*broker
 
 // SnapshotApp snapshots an application (an observation); no app_id: the session's default app.
 func (b *Broker) SnapshotApp(ctx context.Context, r *brokerv1.SnapshotAppRequest) (*brokerv1.SnapshotAppResponse, error) {
-	cl, err := b.begin(ctx, RPCSnapshotApp, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := orEmpty(r.GetRequest(), &agentv1.SnapshotAppRequest{})
-	readApp(cl, &req.AppId, nil)
-	cl.args = req
-	if err := checkRequest(validate.SnapshotApp(req)); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var resp *agentv1.SnapshotAppResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Accessibility.SnapshotApp(ctx, req)
-		if err == nil {
-			stampSnapshot(cl, resp.GetSnapshot())
-		}
-		return err
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.SnapshotAppRequest, *agentv1.SnapshotAppResponse]{
+		rpc: RPCSnapshotApp,
+		prepare: func(cl *call, req *agentv1.SnapshotAppRequest) []errdefs.Violation {
+			readApp(cl, &req.AppId, nil)
+			return nil
+		},
+		check: validate.SnapshotApp,
+		send: func(ctx context.Context, c guestClients, req *agentv1.SnapshotAppRequest) (*agentv1.SnapshotAppResponse, error) {
+			return c.Accessibility.SnapshotApp(ctx, req)
+		},
+		answered: func(cl *call, resp *agentv1.SnapshotAppResponse) { stampSnapshot(cl, resp.GetSnapshot()) },
 	})
 	if err != nil {
 		return nil, err
@@ -182,24 +163,17 @@ func (b *Broker) SnapshotApp(ctx context.Context, r *brokerv1.SnapshotAppRequest
 // SnapshotWindow snapshots one window of an application (an observation); no app_id: the session's default
 // app (and its window when the request names none).
 func (b *Broker) SnapshotWindow(ctx context.Context, r *brokerv1.SnapshotWindowRequest) (*brokerv1.SnapshotWindowResponse, error) {
-	cl, err := b.begin(ctx, RPCSnapshotWindow, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := orEmpty(r.GetRequest(), &agentv1.SnapshotWindowRequest{})
-	readApp(cl, &req.AppId, &req.WindowId)
-	cl.args = req
-	if err := checkRequest(validate.SnapshotWindow(req)); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var resp *agentv1.SnapshotWindowResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Accessibility.SnapshotWindow(ctx, req)
-		if err == nil {
-			stampSnapshot(cl, resp.GetSnapshot())
-		}
-		return err
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.SnapshotWindowRequest, *agentv1.SnapshotWindowResponse]{
+		rpc: RPCSnapshotWindow,
+		prepare: func(cl *call, req *agentv1.SnapshotWindowRequest) []errdefs.Violation {
+			readApp(cl, &req.AppId, &req.WindowId)
+			return nil
+		},
+		check: validate.SnapshotWindow,
+		send: func(ctx context.Context, c guestClients, req *agentv1.SnapshotWindowRequest) (*agentv1.SnapshotWindowResponse, error) {
+			return c.Accessibility.SnapshotWindow(ctx, req)
+		},
+		answered: func(cl *call, resp *agentv1.SnapshotWindowResponse) { stampSnapshot(cl, resp.GetSnapshot()) },
 	})
 	if err != nil {
 		return nil, err

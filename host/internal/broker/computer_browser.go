@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
-
 	"glovebox.dev/host/internal/config"
 	"glovebox.dev/host/internal/policy"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/actions"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/validate"
 )
@@ -38,21 +36,6 @@ func sessionTab(s *session) *agentv1.TabTarget {
 	return s.defaultTarget().GetTab()
 }
 
-// tabField is the TabRef field of a page action's message (nil for new_tab and non-page actions).
-func tabField(r *agentv1.ActRequest) (protoreflect.Message, protoreflect.FieldDescriptor) {
-	oneof := r.ProtoReflect().Descriptor().Oneofs().ByName("action")
-	fd := r.ProtoReflect().WhichOneof(oneof)
-	if fd == nil || fd.Message() == nil {
-		return nil, nil
-	}
-	m := r.ProtoReflect().Get(fd).Message()
-	tf := m.Descriptor().Fields().ByName("tab")
-	if tf == nil || tf.Message() == nil || tf.Message().FullName() != "glovebox.agent.v1.TabRef" {
-		return nil, nil
-	}
-	return r.ProtoReflect().Mutable(fd).Message(), tf
-}
-
 // pageTarget makes a page action's tab and the request target agree before validation and freezing:
 //   - a page action naming its tab makes that tab the request's (explicit) target;
 //   - a page action without a tab takes the request's tab target, else the session's default tab (freezing then
@@ -69,11 +52,10 @@ func pageTarget(s *session, r *agentv1.ActRequest) {
 		}
 		return
 	}
-	m, fd := tabField(r)
-	if m == nil {
+	ref, path := actions.TabOf(r)
+	if path == "" {
 		return
 	}
-	ref, _ := m.Get(fd).Message().Interface().(*agentv1.TabRef)
 	if ref.GetBrowserId() != "" || ref.GetTabId() != "" {
 		if r.GetTarget().GetKind() == nil {
 			if r.Target == nil {
@@ -88,7 +70,7 @@ func pageTarget(s *session, r *agentv1.ActRequest) {
 		t = sessionTab(s)
 	}
 	if t != nil {
-		m.Set(fd, protoreflect.ValueOfMessage((&agentv1.TabRef{BrowserId: t.GetBrowserId(), TabId: t.GetTabId()}).ProtoReflect()))
+		actions.SetTab(r, &agentv1.TabRef{BrowserId: t.GetBrowserId(), TabId: t.GetTabId()})
 	}
 }
 
@@ -107,24 +89,15 @@ func readTab(cl *call, tab **agentv1.TabRef) {
 
 // ListBrowsers lists the guest's browsers: an observation, or a mutation when it may start the default one.
 func (b *Broker) ListBrowsers(ctx context.Context, r *brokerv1.ListBrowsersRequest) (*brokerv1.ListBrowsersResponse, error) {
-	cl, err := b.begin(ctx, RPCListBrowsers, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := orEmpty(r.GetRequest(), &agentv1.ListBrowsersRequest{})
-	cl.args = req
-	var resp *agentv1.ListBrowsersResponse
-	send := func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Browser.ListBrowsers(ctx, req)
-		return err
-	}
-	var seq uint64
-	if req.GetStartDefault() {
-		seq, err = b.mutate(ctx, cl, mutation{send: send})
-	} else {
-		seq, err = b.observe(ctx, cl, send)
-	}
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ListBrowsersRequest, *agentv1.ListBrowsersResponse]{
+		rpc: RPCListBrowsers,
+		mutation: func(_ *call, req *agentv1.ListBrowsersRequest) (mutation, bool) {
+			return mutation{}, req.GetStartDefault()
+		},
+		send: func(ctx context.Context, c guestClients, req *agentv1.ListBrowsersRequest) (*agentv1.ListBrowsersResponse, error) {
+			return c.Browser.ListBrowsers(ctx, req)
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -133,20 +106,12 @@ func (b *Broker) ListBrowsers(ctx context.Context, r *brokerv1.ListBrowsersReque
 
 // GetBrowser finds a browser by id or a tab by URL (an observation).
 func (b *Broker) GetBrowser(ctx context.Context, r *brokerv1.GetBrowserRequest) (*brokerv1.GetBrowserResponse, error) {
-	cl, err := b.begin(ctx, RPCGetBrowser, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := orEmpty(r.GetRequest(), &agentv1.GetBrowserRequest{})
-	cl.args = req
-	if err := checkRequest(validate.GetBrowser(req)); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var resp *agentv1.GetBrowserResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Browser.GetBrowser(ctx, req)
-		return err
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.GetBrowserRequest, *agentv1.GetBrowserResponse]{
+		rpc:   RPCGetBrowser,
+		check: validate.GetBrowser,
+		send: func(ctx context.Context, c guestClients, req *agentv1.GetBrowserRequest) (*agentv1.GetBrowserResponse, error) {
+			return c.Browser.GetBrowser(ctx, req)
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -156,25 +121,18 @@ func (b *Broker) GetBrowser(ctx context.Context, r *brokerv1.GetBrowserRequest) 
 
 // ListTabs lists a browser's tabs (an observation); no browser_id: the session default tab's browser.
 func (b *Broker) ListTabs(ctx context.Context, r *brokerv1.ListTabsRequest) (*brokerv1.ListTabsResponse, error) {
-	cl, err := b.begin(ctx, RPCListTabs, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := orEmpty(r.GetRequest(), &agentv1.ListTabsRequest{})
-	if req.GetBrowserId() == "" {
-		if t := sessionTab(cl.s); t != nil {
-			req.BrowserId = t.GetBrowserId()
-		}
-	}
-	cl.args = req
-	if err := checkRequest(validate.ListTabs(req)); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var resp *agentv1.ListTabsResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Browser.ListTabs(ctx, req)
-		return err
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ListTabsRequest, *agentv1.ListTabsResponse]{
+		rpc: RPCListTabs,
+		prepare: func(cl *call, req *agentv1.ListTabsRequest) []errdefs.Violation {
+			if t := sessionTab(cl.s); t != nil && req.GetBrowserId() == "" {
+				req.BrowserId = t.GetBrowserId()
+			}
+			return nil
+		},
+		check: validate.ListTabs,
+		send: func(ctx context.Context, c guestClients, req *agentv1.ListTabsRequest) (*agentv1.ListTabsResponse, error) {
+			return c.Browser.ListTabs(ctx, req)
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -184,52 +142,30 @@ func (b *Broker) ListTabs(ctx context.Context, r *brokerv1.ListTabsRequest) (*br
 
 // SnapshotTab snapshots a tab (an observation); no tab: the session's default tab.
 func (b *Broker) SnapshotTab(ctx context.Context, r *brokerv1.SnapshotTabRequest) (*brokerv1.SnapshotTabResponse, error) {
-	cl, err := b.begin(ctx, RPCSnapshotTab, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := orEmpty(r.GetRequest(), &agentv1.SnapshotTabRequest{})
-	readTab(cl, &req.Tab)
-	cl.args = req
-	if err := checkRequest(validate.SnapshotTab(req)); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var resp *agentv1.SnapshotTabResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Browser.SnapshotTab(ctx, req)
-		return err
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.SnapshotTabRequest, *agentv1.SnapshotTabResponse]{
+		rpc:     RPCSnapshotTab,
+		prepare: func(cl *call, req *agentv1.SnapshotTabRequest) []errdefs.Violation { readTab(cl, &req.Tab); return nil },
+		check:   validate.SnapshotTab,
+		send: func(ctx context.Context, c guestClients, req *agentv1.SnapshotTabRequest) (*agentv1.SnapshotTabResponse, error) {
+			return c.Browser.SnapshotTab(ctx, req)
+		},
+		answered: func(cl *call, resp *agentv1.SnapshotTabResponse) { stampSnapshot(cl, resp.GetSnapshot()) },
 	})
 	if err != nil {
 		return nil, err
-	}
-	if s := resp.GetSnapshot(); s != nil {
-		// Callers send the broker's generation back, as with every other target.
-		s.Generation = cl.target.GetGeneration()
-		if s.GetTarget() != nil {
-			s.Target.Generation = cl.target.GetGeneration()
-		}
 	}
 	return &brokerv1.SnapshotTabResponse{Response: resp, AuditSeq: seq}, nil
 }
 
 // Extract returns a tab's content (an observation; the content is not audited).
 func (b *Broker) Extract(ctx context.Context, r *brokerv1.ExtractRequest) (*brokerv1.ExtractResponse, error) {
-	cl, err := b.begin(ctx, RPCExtract, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := orEmpty(r.GetRequest(), &agentv1.ExtractRequest{})
-	readTab(cl, &req.Tab)
-	cl.args = req
-	if err := checkRequest(validate.Extract(req)); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var resp *agentv1.ExtractResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Browser.Extract(ctx, req)
-		return err
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ExtractRequest, *agentv1.ExtractResponse]{
+		rpc:     RPCExtract,
+		prepare: func(cl *call, req *agentv1.ExtractRequest) []errdefs.Violation { readTab(cl, &req.Tab); return nil },
+		check:   validate.Extract,
+		send: func(ctx context.Context, c guestClients, req *agentv1.ExtractRequest) (*agentv1.ExtractResponse, error) {
+			return c.Browser.Extract(ctx, req)
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -239,34 +175,18 @@ func (b *Broker) Extract(ctx context.Context, r *brokerv1.ExtractRequest) (*brok
 
 // CaptureTab captures a tab (an observation).
 func (b *Broker) CaptureTab(ctx context.Context, r *brokerv1.CaptureTabRequest) (*brokerv1.CaptureTabResponse, error) {
-	cl, err := b.begin(ctx, RPCCaptureTab, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := orEmpty(r.GetRequest(), &agentv1.CaptureTabRequest{})
-	readTab(cl, &req.Tab)
-	cl.args = req
-	if err := checkRequest(validate.CaptureTab(req)); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var resp *agentv1.CaptureTabResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Browser.CaptureTab(ctx, req)
-		return err
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.CaptureTabRequest, *agentv1.CaptureTabResponse]{
+		rpc:     RPCCaptureTab,
+		prepare: func(cl *call, req *agentv1.CaptureTabRequest) []errdefs.Violation { readTab(cl, &req.Tab); return nil },
+		check:   validate.CaptureTab,
+		send: func(ctx context.Context, c guestClients, req *agentv1.CaptureTabRequest) (*agentv1.CaptureTabResponse, error) {
+			return c.Browser.CaptureTab(ctx, req)
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &brokerv1.CaptureTabResponse{Response: resp, AuditSeq: seq}, nil
-}
-
-// orEmpty clones m, or returns empty when m is nil.
-func orEmpty[M proto.Message](m, empty M) M {
-	if m.ProtoReflect().IsValid() {
-		return proto.CloneOf(m)
-	}
-	return empty
 }
 
 // checkDefaultTab checks that a session default tab names a browser discovery returns and one of its tabs

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/actions"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/validate"
 )
@@ -36,42 +36,35 @@ func ownerViolation(owner, session string) []errdefs.Violation {
 
 // Act performs one action through the session (a mutation).
 func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.ActResponse, error) {
-	cl, err := b.begin(ctx, RPCAct, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	ar := &agentv1.ActRequest{}
-	if r.GetRequest() != nil {
-		ar = proto.CloneOf(r.GetRequest())
-	}
-	bad := ownerViolation(ar.GetOwner(), cl.s.id)
-	ar.Owner = cl.s.id
-	pageTarget(cl.s, ar)
-	cl.args = ar
-	if err := checkRequest(validate.ActRequest(ar), bad...); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var resp *agentv1.ActResponse
-	seq, err := b.mutate(ctx, cl, mutation{
-		gate: b.gates.CheckAct(ar),
-		freeze: func() error {
-			if ok, err := b.freezeElement(cl, ar); ok {
-				return err
-			}
-			m, _ := tabField(ar)
-			t, err := b.freeze(cl, ar.GetTarget(), m == nil && ar.GetNewTab() == nil)
-			ar.Target = t
-			return err
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ActRequest, *agentv1.ActResponse]{
+		rpc: RPCAct,
+		prepare: func(cl *call, ar *agentv1.ActRequest) []errdefs.Violation {
+			bad := ownerViolation(ar.GetOwner(), cl.s.id)
+			ar.Owner = cl.s.id
+			pageTarget(cl.s, ar)
+			return bad
 		},
-		extra: actDuration(ar),
-		send: func(ctx context.Context, c guestClients) error {
-			var err error
-			resp, err = c.Act.Act(ctx, ar)
-			if err == nil {
-				resp.Target = reportTarget(cl, resp.GetTarget())
-				cl.target = resp.Target
-			}
-			return err
+		check: validate.ActRequest,
+		mutation: func(cl *call, ar *agentv1.ActRequest) (mutation, bool) {
+			return mutation{
+				gate: b.gates.CheckAct(ar),
+				freeze: func() error {
+					if ok, err := b.freezeElement(cl, ar); ok {
+						return err
+					}
+					t, err := b.freeze(cl, ar.GetTarget(), actions.Of(ar) != actions.Page)
+					ar.Target = t
+					return err
+				},
+				extra: actDuration(ar),
+			}, true
+		},
+		send: func(ctx context.Context, c guestClients, ar *agentv1.ActRequest) (*agentv1.ActResponse, error) {
+			return c.Act.Act(ctx, ar)
+		},
+		answered: func(cl *call, resp *agentv1.ActResponse) {
+			resp.Target = reportTarget(cl, resp.GetTarget())
+			cl.target = resp.Target
 		},
 	})
 	if err != nil {
@@ -83,34 +76,26 @@ func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.Act
 // WriteClipboard writes the guest's clipboard (a mutation). r.confirm lets text that looks like a secret
 // through the policy gate; the audit records say it was set (args.confirm).
 func (b *Broker) WriteClipboard(ctx context.Context, r *brokerv1.WriteClipboardRequest) (*brokerv1.WriteClipboardResponse, error) {
-	cl, err := b.begin(ctx, RPCWriteClipboard, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	wr := &agentv1.WriteClipboardRequest{}
-	if r.GetRequest() != nil {
-		wr = proto.CloneOf(r.GetRequest())
-	}
-	bad := ownerViolation(wr.GetOwner(), cl.s.id)
-	wr.Owner = cl.s.id
-	cl.args = wr
-	if r.GetConfirm() {
-		cl.extraArgs = map[string]*structpb.Value{"confirm": structpb.NewBoolValue(true)}
-	}
-	if err := checkRequest(validate.WriteClipboard(wr), bad...); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var gate error
-	if !r.GetConfirm() {
-		gate = b.gates.CheckText("request.text", wr.GetText())
-	}
-	var resp *agentv1.WriteClipboardResponse
-	seq, err := b.mutate(ctx, cl, mutation{
-		gate: gate,
-		send: func(ctx context.Context, c guestClients) error {
-			var err error
-			resp, err = c.Clipboard.WriteClipboard(ctx, wr)
-			return err
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.WriteClipboardRequest, *agentv1.WriteClipboardResponse]{
+		rpc: RPCWriteClipboard,
+		prepare: func(cl *call, wr *agentv1.WriteClipboardRequest) []errdefs.Violation {
+			bad := ownerViolation(wr.GetOwner(), cl.s.id)
+			wr.Owner = cl.s.id
+			if r.GetConfirm() {
+				cl.extraArgs = map[string]*structpb.Value{"confirm": structpb.NewBoolValue(true)}
+			}
+			return bad
+		},
+		check: validate.WriteClipboard,
+		mutation: func(_ *call, wr *agentv1.WriteClipboardRequest) (mutation, bool) {
+			var m mutation
+			if !r.GetConfirm() {
+				m.gate = b.gates.CheckText("request.text", wr.GetText())
+			}
+			return m, true
+		},
+		send: func(ctx context.Context, c guestClients, wr *agentv1.WriteClipboardRequest) (*agentv1.WriteClipboardResponse, error) {
+			return c.Clipboard.WriteClipboard(ctx, wr)
 		},
 	})
 	if err != nil {
@@ -122,55 +107,50 @@ func (b *Broker) WriteClipboard(ctx context.Context, r *brokerv1.WriteClipboardR
 // CaptureScreenshot takes a screenshot (an observation); options.display_id falls back to the session's
 // default display.
 func (b *Broker) CaptureScreenshot(ctx context.Context, r *brokerv1.CaptureScreenshotRequest) (*brokerv1.CaptureScreenshotResponse, error) {
-	cl, err := b.begin(ctx, RPCCaptureScreenshot, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := &agentv1.CaptureScreenshotRequest{}
-	if r.GetRequest() != nil {
-		req = proto.CloneOf(r.GetRequest())
-	}
-	cl.args = req
-	if err := checkRequest(validate.CaptureScreenshot(req)); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	gen, _ := cl.s.guest.generations()
-	cl.target = &agentv1.FrozenTarget{DisplayId: req.GetOptions().GetDisplayId(), Source: agentv1.TargetSource_TARGET_SOURCE_EXPLICIT, Generation: gen}
-	if cl.target.DisplayId == "" {
-		cl.target.Source = agentv1.TargetSource_TARGET_SOURCE_ACTIVE
-		if d := cl.s.defaultTarget().GetDisplay(); d != nil && d.GetDisplayId() != "" {
-			if req.Options == nil {
-				req.Options = &agentv1.ScreenshotOptions{}
-			}
-			req.Options.DisplayId = d.GetDisplayId()
-			cl.target.DisplayId, cl.target.Source = d.GetDisplayId(), agentv1.TargetSource_TARGET_SOURCE_SESSION
-		}
-	}
-	var resp *agentv1.CaptureScreenshotResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Observe.CaptureScreenshot(ctx, req)
-		return err
+	var target *agentv1.FrozenTarget
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.CaptureScreenshotRequest, *agentv1.CaptureScreenshotResponse]{
+		rpc: RPCCaptureScreenshot,
+		prepare: func(cl *call, req *agentv1.CaptureScreenshotRequest) []errdefs.Violation {
+			screenshotTarget(cl, req)
+			target = cl.target
+			return nil
+		},
+		check: validate.CaptureScreenshot,
+		send: func(ctx context.Context, c guestClients, req *agentv1.CaptureScreenshotRequest) (*agentv1.CaptureScreenshotResponse, error) {
+			return c.Observe.CaptureScreenshot(ctx, req)
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &brokerv1.CaptureScreenshotResponse{Response: resp, Target: cl.target, AuditSeq: seq}, nil
+	return &brokerv1.CaptureScreenshotResponse{Response: resp, Target: target, AuditSeq: seq}, nil
+}
+
+// screenshotTarget fills a screenshot's missing display from the session's default display and sets the
+// call's target.
+func screenshotTarget(cl *call, req *agentv1.CaptureScreenshotRequest) {
+	gen, _ := cl.s.guest.generations()
+	cl.target = &agentv1.FrozenTarget{DisplayId: req.GetOptions().GetDisplayId(), Source: agentv1.TargetSource_TARGET_SOURCE_EXPLICIT, Generation: gen}
+	if cl.target.DisplayId != "" {
+		return
+	}
+	cl.target.Source = agentv1.TargetSource_TARGET_SOURCE_ACTIVE
+	if d := cl.s.defaultTarget().GetDisplay(); d != nil && d.GetDisplayId() != "" {
+		if req.Options == nil {
+			req.Options = &agentv1.ScreenshotOptions{}
+		}
+		req.Options.DisplayId = d.GetDisplayId()
+		cl.target.DisplayId, cl.target.Source = d.GetDisplayId(), agentv1.TargetSource_TARGET_SOURCE_SESSION
+	}
 }
 
 // GetCursorPosition returns the pointer position (an observation).
 func (b *Broker) GetCursorPosition(ctx context.Context, r *brokerv1.GetCursorPositionRequest) (*brokerv1.GetCursorPositionResponse, error) {
-	cl, err := b.begin(ctx, RPCGetCursorPosition, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := &agentv1.GetCursorPositionRequest{}
-	cl.args = req
-	var resp *agentv1.GetCursorPositionResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Observe.GetCursorPosition(ctx, req)
-		return err
+	resp, seq, err := run(ctx, b, r.GetSessionId(), (*agentv1.GetCursorPositionRequest)(nil), op[*agentv1.GetCursorPositionRequest, *agentv1.GetCursorPositionResponse]{
+		rpc: RPCGetCursorPosition,
+		send: func(ctx context.Context, c guestClients, req *agentv1.GetCursorPositionRequest) (*agentv1.GetCursorPositionResponse, error) {
+			return c.Observe.GetCursorPosition(ctx, req)
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -180,23 +160,12 @@ func (b *Broker) GetCursorPosition(ctx context.Context, r *brokerv1.GetCursorPos
 
 // ListWindows lists the guest's windows (an observation).
 func (b *Broker) ListWindows(ctx context.Context, r *brokerv1.ListWindowsRequest) (*brokerv1.ListWindowsResponse, error) {
-	cl, err := b.begin(ctx, RPCListWindows, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := &agentv1.ListWindowsRequest{}
-	if r.GetRequest() != nil {
-		req = proto.CloneOf(r.GetRequest())
-	}
-	cl.args = req
-	if err := checkRequest(validate.ListWindows(req)); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var resp *agentv1.ListWindowsResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Observe.ListWindows(ctx, req)
-		return err
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ListWindowsRequest, *agentv1.ListWindowsResponse]{
+		rpc:   RPCListWindows,
+		check: validate.ListWindows,
+		send: func(ctx context.Context, c guestClients, req *agentv1.ListWindowsRequest) (*agentv1.ListWindowsResponse, error) {
+			return c.Observe.ListWindows(ctx, req)
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -207,26 +176,15 @@ func (b *Broker) ListWindows(ctx context.Context, r *brokerv1.ListWindowsRequest
 // ReadClipboard reads the guest's clipboard (an observation). The audit record holds the text's length and
 // keyed hash only.
 func (b *Broker) ReadClipboard(ctx context.Context, r *brokerv1.ReadClipboardRequest) (*brokerv1.ReadClipboardResponse, error) {
-	cl, err := b.begin(ctx, RPCReadClipboard, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := &agentv1.ReadClipboardRequest{}
-	if r.GetRequest() != nil {
-		req = proto.CloneOf(r.GetRequest())
-	}
-	cl.args = req
-	if err := checkRequest(validate.ReadClipboard(req)); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var resp *agentv1.ReadClipboardResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Clipboard.ReadClipboard(ctx, req)
-		if err == nil {
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ReadClipboardRequest, *agentv1.ReadClipboardResponse]{
+		rpc:   RPCReadClipboard,
+		check: validate.ReadClipboard,
+		send: func(ctx context.Context, c guestClients, req *agentv1.ReadClipboardRequest) (*agentv1.ReadClipboardResponse, error) {
+			return c.Clipboard.ReadClipboard(ctx, req)
+		},
+		answered: func(cl *call, resp *agentv1.ReadClipboardResponse) {
 			cl.extraArgs = map[string]*structpb.Value{"response": structpb.NewStructValue(b.args(resp))}
-		}
-		return err
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -237,17 +195,11 @@ func (b *Broker) ReadClipboard(ctx context.Context, r *brokerv1.ReadClipboardReq
 // WatchScreen streams frames (an observation) to send until ctx ends or the guest stream does. It is
 // audited when it starts (INTENT) and when it ends (OUTCOME).
 func (b *Broker) WatchScreen(ctx context.Context, r *brokerv1.WatchScreenRequest, send func(*agentv1.WatchScreenResponse) error) error {
-	cl, err := b.begin(ctx, RPCWatchScreen, r.GetSessionId())
+	cl, req, err := open(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.WatchScreenRequest, *agentv1.WatchScreenResponse]{
+		rpc: RPCWatchScreen, check: validate.WatchScreen,
+	})
 	if err != nil {
 		return err
-	}
-	req := &agentv1.WatchScreenRequest{}
-	if r.GetRequest() != nil {
-		req = proto.CloneOf(r.GetRequest())
-	}
-	cl.args = req
-	if err := checkRequest(validate.WatchScreen(req)); err != nil {
-		return b.refuse(ctx, cl, err)
 	}
 	clients, err := cl.s.guest.conn.Stream()
 	if err != nil {

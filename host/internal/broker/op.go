@@ -1,0 +1,102 @@
+package broker
+
+import (
+	"context"
+
+	"google.golang.org/protobuf/proto"
+
+	"glovebox.dev/shared/errdefs"
+)
+
+// op describes one computer RPC to the one skeleton every such RPC runs through (run): the opening (the
+// caller's session, a copy of the wrapped agent request, the session's defaults, validation with `request.`
+// paths, a refusal audited), then an observation (observe) or a mutation (mutate), then the guest's answer.
+// Each RPC is its op and the wrapping of the answer.
+type op[Req, Resp proto.Message] struct {
+	rpc string
+	// prepare fills the session's defaults into req (and may set the call's target) before validation; the
+	// violations it returns (a wrong owner) are reported beside validation's. Nil: nothing to fill.
+	prepare func(cl *call, req Req) []errdefs.Violation
+	// check validates req as the agent would (shared/validate). Nil: nothing to check.
+	check func(req Req) error
+	// mutation makes the request a mutation (observe-only sessions, control, policy, rate limit, freezing,
+	// durable intent and outcome, the guest's input queue) and returns its checks; ok false keeps it an
+	// observation (ListBrowsers without start_default, GetApp without launch). Nil: an observation.
+	mutation func(cl *call, req Req) (m mutation, ok bool)
+	// send asks the guest.
+	send func(ctx context.Context, c guestClients, req Req) (Resp, error)
+	// answered sees the guest's answer before the call's last audit record is written (to stamp generations,
+	// record the target acted on or add to the audited args). Nil: nothing to do.
+	answered func(cl *call, resp Resp)
+}
+
+// open is the opening of a computer RPC: the caller's open session, the wrapped request copied (or empty, so
+// nothing the caller holds is changed), the session defaults, and validation; a refused request is audited.
+func open[Req, Resp proto.Message](ctx context.Context, b *Broker, sessionID string, in Req, o op[Req, Resp]) (*call, Req, error) {
+	var zero Req
+	cl, err := b.begin(ctx, o.rpc, sessionID)
+	if err != nil {
+		return nil, zero, err
+	}
+	req := cloneOrNew(in)
+	var bad []errdefs.Violation
+	if o.prepare != nil {
+		bad = o.prepare(cl, req)
+	}
+	cl.args = req
+	var verr error
+	if o.check != nil {
+		verr = o.check(req)
+	}
+	if err := checkRequest(verr, bad...); err != nil {
+		return nil, zero, b.refuse(ctx, cl, err)
+	}
+	return cl, req, nil
+}
+
+// run serves one computer RPC described by o for the wrapped request in: the opening, then the observation or
+// mutation skeleton. It returns the guest's answer and the sequence number of the call's last audit record.
+func run[Req, Resp proto.Message](ctx context.Context, b *Broker, sessionID string, in Req, o op[Req, Resp]) (Resp, uint64, error) {
+	var resp Resp
+	cl, req, err := open(ctx, b, sessionID, in, o)
+	if err != nil {
+		return resp, 0, err
+	}
+	send := func(ctx context.Context, c guestClients) error {
+		var err error
+		resp, err = o.send(ctx, c, req)
+		if err == nil && o.answered != nil {
+			o.answered(cl, resp)
+		}
+		return err
+	}
+	var seq uint64
+	if m, ok := mutationOf(cl, req, o); ok {
+		m.send = send
+		seq, err = b.mutate(ctx, cl, m)
+	} else {
+		seq, err = b.observe(ctx, cl, send)
+	}
+	if err != nil {
+		var zero Resp
+		return zero, 0, err
+	}
+	return resp, seq, nil
+}
+
+// mutationOf is o's mutation for req, ok false for an observation.
+func mutationOf[Req, Resp proto.Message](cl *call, req Req, o op[Req, Resp]) (mutation, bool) {
+	if o.mutation == nil {
+		return mutation{}, false
+	}
+	return o.mutation(cl, req)
+}
+
+// cloneOrNew copies m, or returns a new empty message of its type when m is nil.
+func cloneOrNew[M proto.Message](m M) M {
+	r := m.ProtoReflect()
+	if r.IsValid() {
+		return proto.CloneOf(m)
+	}
+	return r.Type().New().Interface().(M)
+}
