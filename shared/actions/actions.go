@@ -114,3 +114,44 @@ func SetTab(r *agentv1.ActRequest, tab *agentv1.TabRef) bool {
 	r.ProtoReflect().Mutable(fd).Message().Set(f, protoreflect.ValueOfMessage(tab.ProtoReflect()))
 	return true
 }
+
+// SnapshotRef is a snapshot id a request names, with the field that names it.
+type SnapshotRef struct {
+	// Field is the path of the ElementRef (or of target.snapshot_id) in the request.
+	Field string
+	ID    string
+}
+
+// SnapshotsOf returns every snapshot id r names: the element of an element action, the ref locators of a
+// page action (page_drag has two), and target.snapshot_id; empty ids are left out. The broker binds each one
+// to the generation it was handed out in.
+func SnapshotsOf(r *agentv1.ActRequest) []SnapshotRef {
+	var out []SnapshotRef
+	if id := r.GetTarget().GetSnapshotId(); id != "" {
+		out = append(out, SnapshotRef{Field: "target.snapshot_id", ID: id})
+	}
+	fd, msg := action(r)
+	if fd == nil {
+		return out
+	}
+	return appendRefs(out, "action."+string(fd.Name()), msg)
+}
+
+// appendRefs appends the snapshot ids of every ElementRef set in msg (a message of the action, walked down).
+func appendRefs(out []SnapshotRef, path string, msg protoreflect.Message) []SnapshotRef {
+	if msg.Descriptor().FullName() == elementRefName {
+		if ref, _ := msg.Interface().(*agentv1.ElementRef); ref.GetSnapshotId() != "" {
+			out = append(out, SnapshotRef{Field: path + ".snapshot_id", ID: ref.GetSnapshotId()})
+		}
+		return out
+	}
+	// In field order, so the first bad field named is the first in the message.
+	fields := msg.Descriptor().Fields()
+	for i := range fields.Len() {
+		f := fields.Get(i)
+		if f.Message() != nil && !f.IsList() && !f.IsMap() && msg.Has(f) {
+			out = appendRefs(out, path+"."+string(f.Name()), msg.Get(f).Message())
+		}
+	}
+	return out
+}

@@ -95,3 +95,27 @@ func TestSetTab(t *testing.T) {
 		}
 	}
 }
+
+func TestSnapshotsOf(t *testing.T) {
+	ref := func(s string) *agentv1.ElementRef { return &agentv1.ElementRef{SnapshotId: s, Ref: "e1"} }
+	loc := func(s string) *agentv1.Locator { return &agentv1.Locator{Kind: &agentv1.Locator_Ref{Ref: ref(s)}} }
+	tests := []struct {
+		name string
+		r    *agentv1.ActRequest
+		want []SnapshotRef
+	}{
+		{"element", &agentv1.ActRequest{Action: &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{Element: ref("as-1")}}},
+			[]SnapshotRef{{"action.element_click.element.snapshot_id", "as-1"}}},
+		{"page click by ref", &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Locator: loc("page-1")}}},
+			[]SnapshotRef{{"action.page_click.locator.ref.snapshot_id", "page-1"}}},
+		{"page drag", &agentv1.ActRequest{Target: &agentv1.Target{SnapshotId: "page-2"}, Action: &agentv1.ActRequest_PageDrag{PageDrag: &agentv1.PageDrag{From: loc("page-2"), To: loc("page-2")}}},
+			[]SnapshotRef{{"target.snapshot_id", "page-2"}, {"action.page_drag.from.ref.snapshot_id", "page-2"}, {"action.page_drag.to.ref.snapshot_id", "page-2"}}},
+		{"selector", &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Locator: &agentv1.Locator{Kind: &agentv1.Locator_Selector{Selector: "#b"}}}}}, nil},
+		{"desktop", &agentv1.ActRequest{Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{At: &agentv1.Point{X: 1}}}}, nil},
+	}
+	for _, tc := range tests {
+		if diff := cmp.Diff(tc.want, SnapshotsOf(tc.r)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

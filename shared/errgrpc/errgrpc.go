@@ -95,18 +95,45 @@ func WithMetadata(err error, md map[string]string) error {
 	return &metadataError{err: err, md: md}
 }
 
-// Metadata returns the ErrorInfo.metadata carried by err (set by WithMetadata on the server, or decoded by
-// FromError on the client), or nil.
+// Metadata returns the ErrorInfo.metadata carried by err (set by WithMetadata on the server, at any depth
+// of wrapping, merged with the outer value winning, or decoded by FromError on the client), or nil.
 func Metadata(err error) map[string]string {
-	var m *metadataError
-	if errors.As(err, &m) {
-		return m.md
+	var out map[string]string
+	add := func(md map[string]string) {
+		if out == nil {
+			out = make(map[string]string, len(md))
+		}
+		for k, v := range md {
+			if _, ok := out[k]; !ok {
+				out[k] = v
+			}
+		}
 	}
-	var r *remoteError
-	if errors.As(err, &r) {
-		return r.md
+	var walk func(error)
+	walk = func(e error) {
+		for e != nil {
+			switch x := e.(type) {
+			case *metadataError:
+				add(x.md)
+			case *remoteError:
+				add(x.md)
+				return
+			}
+			switch u := e.(type) {
+			case interface{ Unwrap() error }:
+				e = u.Unwrap()
+			case interface{ Unwrap() []error }:
+				for _, inner := range u.Unwrap() {
+					walk(inner)
+				}
+				return
+			default:
+				return
+			}
+		}
 	}
-	return nil
+	walk(err)
+	return out
 }
 
 // ToStatus turns err into a gRPC status: nil is OK; an error that already is a status error passes through;

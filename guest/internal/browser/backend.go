@@ -12,6 +12,8 @@ package browser
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
@@ -59,6 +61,9 @@ type Backend struct {
 	log *slog.Logger
 
 	snapSeq atomic.Uint64
+	// nonce makes the snapshot ids of this process unlike those of any earlier one (page-<nonce>-<n>), so a
+	// ref kept across an agent restart never names a new snapshot.
+	nonce string
 
 	mu       sync.Mutex
 	browsers map[int]*chrome
@@ -98,7 +103,10 @@ func New(cfg Config) *Backend {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Backend{cfg: cfg, log: cfg.Logger, browsers: map[int]*chrome{}, held: map[string]map[tabKey][]heldKey{}}
+	var nonce [4]byte
+	_, _ = rand.Read(nonce[:])
+	return &Backend{cfg: cfg, log: cfg.Logger, browsers: map[int]*chrome{}, held: map[string]map[tabKey][]heldKey{},
+		nonce: hex.EncodeToString(nonce[:])}
 }
 
 // Close closes every DevTools connection (no tab is closed) and stops the default browser if this backend

@@ -318,7 +318,7 @@ const maxSnapshotOwners = 4096
 
 // newSnapshotID names a snapshot and remembers which tab it is of.
 func (b *Backend) newSnapshotID(k tabKey) string {
-	id := fmt.Sprintf("page-%d", b.snapSeq.Add(1))
+	id := fmt.Sprintf("page-%s-%d", b.nonce, b.snapSeq.Add(1))
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.snapOwner == nil {

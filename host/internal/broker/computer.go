@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -19,6 +20,7 @@ import (
 	"glovebox.dev/host/internal/guestconn"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/actions"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/errgrpc"
 )
@@ -180,16 +182,18 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 	return seq, aerr
 }
 
-// freeze resolves the request's target: an explicit target is checked against the broker generation; a
-// missing one becomes the session default (source SESSION) or stays for the agent to resolve (ACTIVE). A
-// desktop action takes only a display or window default: it acts on the desktop, not in a tab or app, and a
-// tab or app default frozen into it would be recorded as its target while the agent acted elsewhere. The
-// target sent carries the agent's generation, so the agent refuses it if it restarted meanwhile.
-func (b *Broker) freeze(cl *call, t *agentv1.Target, desktop bool) (*agentv1.Target, error) {
-	gen, agentGen, err := cl.s.guest.checkGeneration(t)
+// freeze resolves the request's target: an explicit target and every snapshot the request names are checked
+// against the broker generation; a missing target becomes the session default (source SESSION) or stays for
+// the agent to resolve (ACTIVE). A desktop action takes only a display or window default: it acts on the
+// desktop, not in a tab or app, and a tab or app default frozen into it would be recorded as its target while
+// the agent acted elsewhere. The target sent carries the agent's generation, so the agent refuses it if it
+// restarted meanwhile.
+func (b *Broker) freeze(cl *call, r *agentv1.ActRequest, desktop bool) (*agentv1.Target, error) {
+	gen, agentGen, err := cl.s.guest.checkGeneration(r)
 	if err != nil {
 		return nil, err
 	}
+	t := r.GetTarget()
 	src := agentv1.TargetSource_TARGET_SOURCE_EXPLICIT
 	if t.GetKind() == nil {
 		if def := cl.s.defaultTarget(); def != nil && (!desktop || def.GetDisplay() != nil || def.GetWindow() != nil) {
@@ -208,12 +212,32 @@ func (b *Broker) freeze(cl *call, t *agentv1.Target, desktop bool) (*agentv1.Tar
 	return t, nil
 }
 
-// checkGeneration returns the broker and agent generations, refusing a target resolved in another broker
-// generation with GENERATION_CHANGED.
-func (g *guest) checkGeneration(t *agentv1.Target) (gen, agentGen uint64, err error) {
-	gen, agentGen = g.generations()
-	if got := t.GetGeneration(); got != 0 && got != gen {
-		return 0, 0, fmt.Errorf("request.target.generation %d is from before guest %s's generation %d; observe again: %w", got, g.name, gen, errdefs.ErrGenerationChanged)
+// checkGeneration returns the broker and agent generations, refusing with GENERATION_CHANGED a target resolved
+// in another broker generation (when the caller echoes one) and, whether or not it does, every snapshot the
+// request names that this broker did not hand out in the current generation (fencing by default). Both are
+// checked against one reading of the generation, which the frozen target then carries, so a hand-over between
+// the check and the send is caught by sameGeneration.
+func (g *guest) checkGeneration(r *agentv1.ActRequest) (gen, agentGen uint64, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	gen, agentGen = g.gen, g.agentGen
+	if got := r.GetTarget().GetGeneration(); got != 0 && got != gen {
+		return 0, 0, errgrpc.WithMetadata(
+			fmt.Errorf("request.target.generation %d is from before guest %s's generation %d; observe again: %w", got, g.name, gen, errdefs.ErrGenerationChanged),
+			map[string]string{errgrpc.MetaCause: errgrpc.CauseGenerationChanged, "generation": strconv.FormatUint(gen, 10)})
+	}
+	for _, ref := range actions.SnapshotsOf(r) {
+		taken, ok := g.snapshots.generation(ref.ID)
+		switch {
+		case !ok:
+			return 0, 0, errgrpc.WithMetadata(
+				fmt.Errorf("request.%s: snapshot %s was not handed out by this broker in guest %s's generation %d (taken before a restart, or forgotten); observe again: %w", ref.Field, ref.ID, g.name, gen, errdefs.ErrGenerationChanged),
+				map[string]string{errgrpc.MetaCause: errgrpc.CauseSnapshotUnknown, "field": "request." + ref.Field, "generation": strconv.FormatUint(gen, 10)})
+		case taken != gen:
+			return 0, 0, errgrpc.WithMetadata(
+				fmt.Errorf("request.%s: snapshot %s was taken in guest %s's generation %d, now %d (control changed hands or the agent restarted); observe again: %w", ref.Field, ref.ID, g.name, taken, gen, errdefs.ErrGenerationChanged),
+				map[string]string{errgrpc.MetaCause: errgrpc.CauseGenerationChanged, "field": "request." + ref.Field, "generation": strconv.FormatUint(gen, 10), "snapshot_generation": strconv.FormatUint(taken, 10)})
+		}
 	}
 	return gen, agentGen, nil
 }

@@ -42,7 +42,7 @@ func (b *Broker) freezeElement(cl *call, r *agentv1.ActRequest) (bool, error) {
 	if ref == nil {
 		return false, nil
 	}
-	gen, agentGen, err := cl.s.guest.checkGeneration(r.GetTarget())
+	gen, agentGen, err := cl.s.guest.checkGeneration(r)
 	if err != nil {
 		return true, err
 	}
@@ -80,11 +80,13 @@ func readApp(cl *call, appID, windowID *string) {
 }
 
 // stampSnapshot gives a snapshot the broker's generation (the one callers send back, as with every other
-// target) and records its id in the call's frozen target.
+// target), binds its id to that generation (the generation read before the guest was asked, so a snapshot
+// taken across a hand-over belongs to the older one) and records the id in the call's frozen target.
 func stampSnapshot(cl *call, s *agentv1.Snapshot) {
 	if s == nil {
 		return
 	}
+	cl.s.guest.snapshots.handOut(s.GetSnapshotId(), cl.target.GetGeneration())
 	s.Generation = cl.target.GetGeneration()
 	if s.GetTarget() != nil {
 		s.Target.Generation = cl.target.GetGeneration()

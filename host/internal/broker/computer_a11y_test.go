@@ -12,6 +12,7 @@ import (
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // The fake agent's snapshots are named "<app_id>.s<n>", so an element action tells its app like the real agent.
@@ -86,6 +87,12 @@ func TestElementSessionDefault(t *testing.T) {
 	withApp, withWindow, none := tb.session(t, "agent", "g1"), tb.session(t, "agent", "g1"), tb.session(t, "agent", "g1")
 	for s, def := range map[string]*agentv1.Target{withApp: appTarget("app:42", ""), withWindow: windowTarget(0x400001)} {
 		if _, err := tb.SetSessionDefaults(ctx, &brokerv1.SetSessionDefaultsRequest{SessionId: s, DefaultTarget: def}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The refs come from snapshots handed out by this broker (any other is refused, see TestFencingByDefault).
+	for _, app := range []string{"app:42", "app:7"} {
+		if _, err := tb.SnapshotApp(ctx, &brokerv1.SnapshotAppRequest{SessionId: none, Request: &agentv1.SnapshotAppRequest{AppId: app}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -315,5 +322,46 @@ func TestListApps(t *testing.T) {
 	recs := tb.audit.records("g1")
 	if last := recs[len(recs)-1]; last.GetRpc() != RPCListApps || last.GetSeq() != resp.GetAuditSeq() {
 		t.Errorf("last audit record %v, want ListApps seq %d", last, resp.GetAuditSeq())
+	}
+}
+
+// TestFencingByDefault: a snapshot handed out before control changed hands is refused with GENERATION_CHANGED
+// although the caller echoes no generation, and nothing reaches the agent; a snapshot the broker never handed
+// out is refused the same way; a fresh snapshot works.
+func TestFencingByDefault(t *testing.T) {
+	tb, a := oneGuest(t)
+	ctx := tb.as("agent")
+	s := tb.session(t, "agent", "g1")
+	snap := func() string {
+		t.Helper()
+		r, err := tb.SnapshotApp(ctx, &brokerv1.SnapshotAppRequest{SessionId: s, Request: &agentv1.SnapshotAppRequest{AppId: "app:42"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.GetResponse().GetSnapshot().GetSnapshotId()
+	}
+	old := snap()
+	if _, err := tb.AcquireControl(tb.as("human"), &brokerv1.AcquireControlRequest{Guest: "g1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.ReleaseControl(tb.as("human"), &brokerv1.ReleaseControlRequest{Guest: "g1"}); err != nil {
+		t.Fatal(err)
+	}
+	before := len(a.received())
+	for _, tc := range []struct{ name, snapshot, cause string }{
+		{"taken before the hand-over", old, "generation_changed"},
+		{"never handed out", "app:42.s9", "snapshot_unknown"},
+	} {
+		_, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: elementClick(tc.snapshot, "e1")})
+		if reason(err) != "GENERATION_CHANGED" || errgrpc.Metadata(err)["cause"] != tc.cause ||
+			errgrpc.Metadata(err)["field"] != "request.action.element_click.element.snapshot_id" {
+			t.Errorf("%s: %v (metadata %v), want GENERATION_CHANGED with cause %s naming the field", tc.name, err, errgrpc.Metadata(err), tc.cause)
+		}
+	}
+	if got := len(a.received()); got != before {
+		t.Errorf("the agent received %d refused element actions", got-before)
+	}
+	if _, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: elementClick(snap(), "e1")}); err != nil {
+		t.Errorf("ref of a fresh snapshot: %v", err)
 	}
 }

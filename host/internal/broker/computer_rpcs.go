@@ -52,7 +52,7 @@ func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.Act
 					if ok, err := b.freezeElement(cl, ar); ok {
 						return err
 					}
-					t, err := b.freeze(cl, ar.GetTarget(), actions.Of(ar) != actions.Page)
+					t, err := b.freeze(cl, ar, actions.Of(ar) != actions.Page)
 					ar.Target = t
 					return err
 				},

@@ -34,6 +34,9 @@ type guest struct {
 	agentGen uint64
 	lease    *brokerv1.ControlLease
 	gone     bool
+
+	// snapshots binds the snapshot ids handed out to their generation (its own lock, taken inside mu).
+	snapshots snapshotGenerations
 }
 
 // onReady is called by the connection after each handshake.
@@ -201,7 +204,10 @@ func (b *Broker) guestProto(g *guest) *brokerv1.Guest {
 	}
 	g.mu.Unlock()
 	if st.Info != nil {
+		// One generation per guest on the broker API: the agent's own counter (its start time) is replaced by
+		// the broker's, the one every target, snapshot and lease carries.
 		out.Agent = proto.CloneOf(st.Info)
+		out.Agent.Generation = out.Generation
 	}
 	b.mu.Lock()
 	for _, s := range b.sessions {
