@@ -55,10 +55,16 @@ func (k Key) TextWith(mods int) string {
 // named are the non-character keys, with the aliases people write.
 var named = map[string]Key{}
 
+// namedFold are the named keys and aliases by lower case: the providers' tool shapes send "ENTER", "ESC",
+// "ARROWLEFT", "CMD", "OPTION". Single characters never fold ("A" is Shift+a's key, not "a").
+var namedFold = map[string]Key{}
+
 func add(k Key, aliases ...string) {
-	named[k.Key] = k
-	for _, a := range aliases {
-		named[a] = k
+	for _, n := range append([]string{k.Key}, aliases...) {
+		named[n] = k
+		if utf8.RuneCountInString(n) > 1 {
+			namedFold[strings.ToLower(n)] = k
+		}
 	}
 }
 
@@ -66,11 +72,11 @@ func init() {
 	add(Key{Key: "Shift", Code: "ShiftLeft", KeyCode: 16, Modifier: ModShift, Location: 1})
 	add(Key{Key: "Control", Code: "ControlLeft", KeyCode: 17, Modifier: ModCtrl, Location: 1}, "Ctrl")
 	add(Key{Key: "Alt", Code: "AltLeft", KeyCode: 18, Modifier: ModAlt, Location: 1}, "Option")
-	add(Key{Key: "Meta", Code: "MetaLeft", KeyCode: 91, Modifier: ModMeta, Location: 1}, "Command", "Cmd", "Super")
+	add(Key{Key: "Meta", Code: "MetaLeft", KeyCode: 91, Modifier: ModMeta, Location: 1}, "Command", "Cmd", "Super", "Win")
 	add(Key{Key: "Enter", Code: "Enter", KeyCode: 13, Text: "\r"}, "Return")
 	add(Key{Key: "Tab", Code: "Tab", KeyCode: 9})
 	add(Key{Key: "Backspace", Code: "Backspace", KeyCode: 8})
-	add(Key{Key: "Delete", Code: "Delete", KeyCode: 46})
+	add(Key{Key: "Delete", Code: "Delete", KeyCode: 46}, "Del")
 	add(Key{Key: "Escape", Code: "Escape", KeyCode: 27}, "Esc")
 	add(Key{Key: " ", Code: "Space", KeyCode: 32, Text: " "}, "Space")
 	add(Key{Key: "ArrowLeft", Code: "ArrowLeft", KeyCode: 37}, "Left")
@@ -79,9 +85,9 @@ func init() {
 	add(Key{Key: "ArrowDown", Code: "ArrowDown", KeyCode: 40}, "Down")
 	add(Key{Key: "Home", Code: "Home", KeyCode: 36})
 	add(Key{Key: "End", Code: "End", KeyCode: 35})
-	add(Key{Key: "PageUp", Code: "PageUp", KeyCode: 33})
-	add(Key{Key: "PageDown", Code: "PageDown", KeyCode: 34})
-	add(Key{Key: "Insert", Code: "Insert", KeyCode: 45})
+	add(Key{Key: "PageUp", Code: "PageUp", KeyCode: 33}, "Page_Up", "PgUp")
+	add(Key{Key: "PageDown", Code: "PageDown", KeyCode: 34}, "Page_Down", "PgDn")
+	add(Key{Key: "Insert", Code: "Insert", KeyCode: 45}, "Ins")
 	add(Key{Key: "CapsLock", Code: "CapsLock", KeyCode: 20})
 	add(Key{Key: "ContextMenu", Code: "ContextMenu", KeyCode: 93})
 	for i := 1; i <= 12; i++ {
@@ -124,7 +130,8 @@ func init() {
 var chars = map[string]Key{}
 
 // Lookup returns the key a single DOM key name stands for: a named key ("Enter", "ArrowLeft", "F5", an alias
-// such as "Ctrl"), or any single character ("a", "é", "中"), which types itself.
+// such as "Ctrl", "Cmd", "Option", "Esc"; in any case, "ENTER" or "arrowleft", as tool shapes send them), or
+// any single character ("a", "é", "中"), which types itself.
 func Lookup(name string) (Key, bool) {
 	if k, ok := named[name]; ok {
 		return k, true
@@ -134,6 +141,9 @@ func Lookup(name string) (Key, bool) {
 	}
 	if r, size := utf8.DecodeRuneInString(name); size == len(name) && r != utf8.RuneError && r >= ' ' && r != 0x7f {
 		return Key{Key: name, Text: name}, true
+	}
+	if k, ok := namedFold[strings.ToLower(name)]; ok {
+		return k, true
 	}
 	return Key{}, false
 }

@@ -61,3 +61,27 @@ func TestTextWith(t *testing.T) {
 		}
 	}
 }
+
+// TestProviderKeyNames: the key names the providers' tool shapes send resolve in any case; single characters
+// keep their case; unknown names are still refused.
+func TestProviderKeyNames(t *testing.T) {
+	want := map[string]string{
+		"ArrowLeft": "ArrowLeft", "ARROWLEFT": "ArrowLeft", "arrowright": "ArrowRight", "ARROWUP": "ArrowUp", "ArrowDown": "ArrowDown",
+		"PageUp": "PageUp", "PAGEUP": "PageUp", "PageDown": "PageDown", "Page_Down": "PageDown",
+		"OPTION": "Alt", "CMD": "Meta", "META": "Meta", "SUPER": "Meta", "ESC": "Escape", "ENTER": "Enter", "ctrl": "Control",
+		"A": "A", "a": "a",
+	}
+	for name, key := range want {
+		if k, ok := Lookup(name); !ok || k.Key != key {
+			t.Errorf("Lookup(%q) = %q, %v; want %q", name, k.Key, ok, key)
+		}
+	}
+	for _, bad := range []string{"ArrowSideways", "OPTIONS", "Enterr"} {
+		if k, ok := Lookup(bad); ok {
+			t.Errorf("Lookup(%q) = %q, want unknown", bad, k.Key)
+		}
+	}
+	if keys, err := Parse("CMD+SHIFT+ARROWLEFT"); err != nil || len(keys) != 3 || keys[0].Modifier != ModMeta || keys[1].Modifier != ModShift || keys[2].Key != "ArrowLeft" {
+		t.Errorf("Parse(CMD+SHIFT+ARROWLEFT) = %v, %v", keys, err)
+	}
+}

@@ -32,6 +32,12 @@ var (
 	ErrResourceExhausted     = errors.New("resource exhausted")
 	ErrDuplicateRequest      = errors.New("duplicate request")
 	ErrInternal              = errors.New("internal")
+	// ErrTargetCovered: another element covers the one to act on; nothing was done.
+	ErrTargetCovered = errors.New("target covered")
+	// ErrValueMismatch: the action was done, but the value read back is not the one sent.
+	ErrValueMismatch = errors.New("value mismatch")
+	// ErrControlNotHeld: control of the guest is not held, so there is nothing to release.
+	ErrControlNotHeld = errors.New("control not held")
 )
 
 var classes = []struct {
@@ -58,6 +64,9 @@ var classes = []struct {
 	{ErrResourceExhausted, agentv1.ErrorReason_ERROR_REASON_RESOURCE_EXHAUSTED},
 	{ErrDuplicateRequest, agentv1.ErrorReason_ERROR_REASON_DUPLICATE_REQUEST},
 	{ErrInternal, agentv1.ErrorReason_ERROR_REASON_INTERNAL},
+	{ErrTargetCovered, agentv1.ErrorReason_ERROR_REASON_TARGET_COVERED},
+	{ErrValueMismatch, agentv1.ErrorReason_ERROR_REASON_VALUE_MISMATCH},
+	{ErrControlNotHeld, agentv1.ErrorReason_ERROR_REASON_CONTROL_NOT_HELD},
 }
 
 // Reason returns the reason of the first error class err wraps, or ERROR_REASON_UNSPECIFIED when it wraps

@@ -54,6 +54,9 @@ var codeOf = map[agentv1.ErrorReason]codes.Code{
 	agentv1.ErrorReason_ERROR_REASON_RESOURCE_EXHAUSTED:     codes.ResourceExhausted,
 	agentv1.ErrorReason_ERROR_REASON_DUPLICATE_REQUEST:      codes.Aborted,
 	agentv1.ErrorReason_ERROR_REASON_INTERNAL:               codes.Internal,
+	agentv1.ErrorReason_ERROR_REASON_TARGET_COVERED:         codes.FailedPrecondition,
+	agentv1.ErrorReason_ERROR_REASON_VALUE_MISMATCH:         codes.FailedPrecondition,
+	agentv1.ErrorReason_ERROR_REASON_CONTROL_NOT_HELD:       codes.FailedPrecondition,
 }
 
 // Code returns the gRPC code for a reason; unknown reasons are Internal.

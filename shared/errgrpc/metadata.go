@@ -1,6 +1,9 @@
 package errgrpc
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // ErrorInfo.metadata keys and values every Glovebox server uses. Callers branch on them like on the reason.
 const (
@@ -36,7 +39,41 @@ const (
 	CauseNoSuchRef = "no_such_ref"
 	// CauseNoSuchSnapshot: no snapshot with this id was ever taken by this agent (NOT_FOUND).
 	CauseNoSuchSnapshot = "no_such_snapshot"
+	// CauseAgentRestarted: the snapshot was taken by an earlier agent process (GENERATION_CHANGED).
+	CauseAgentRestarted = "agent_restarted"
+	// CauseOtherTarget: the ref's snapshot is of another app, window or tab than the request's target.
+	CauseOtherTarget = "other_target"
+	// CauseNotShowing: the element is no longer showing.
+	CauseNotShowing = "not_showing"
+	// CauseActionsChanged: the element no longer offers the action the snapshot listed.
+	CauseActionsChanged = "actions_changed"
 )
+
+// MaxUntrustedBytes bounds one untrusted metadata value; a longer one is cut at a rune boundary and ends
+// with "…".
+const MaxUntrustedBytes = 4096
+
+// WithCause returns err carrying MetaCause cause and the key / value pairs kv in its ErrorInfo.metadata.
+func WithCause(err error, cause string, kv ...string) error {
+	md := map[string]string{MetaCause: cause}
+	for i := 0; i+1 < len(kv); i += 2 {
+		md[kv[i]] = kv[i+1]
+	}
+	return WithMetadata(err, md)
+}
+
+// UntrustedValue is guest text s as an untrusted metadata value: valid UTF-8, at most MaxUntrustedBytes.
+func UntrustedValue(s string) string {
+	s = validUTF8(s)
+	if len(s) <= MaxUntrustedBytes {
+		return s
+	}
+	cut := MaxUntrustedBytes - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
 
 // Untrusted is the metadata key for guest text named name ("untrusted_element_name").
 func Untrusted(name string) string { return UntrustedPrefix + name }

@@ -69,8 +69,15 @@ var modifiers = map[string]Keysym{
 
 // aliases are friendly names beyond the X names, matched case-insensitively.
 var aliases = map[string]Keysym{
-	"win":         SuperL,
-	"cmd":         SuperL,
+	"win":     SuperL,
+	"cmd":     SuperL,
+	"command": SuperL,
+	"option":  AltL,
+	// DOM names, as the providers' tool shapes send them (ArrowLeft, ARROWLEFT).
+	"arrowleft":   0xff51, // Left
+	"arrowup":     0xff52, // Up
+	"arrowright":  0xff53, // Right
+	"arrowdown":   0xff54, // Down
 	"enter":       Return,
 	"esc":         Escape,
 	"del":         Delete,

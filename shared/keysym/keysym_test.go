@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/testenv"
 )
 
 func TestLookup(t *testing.T) {
@@ -241,7 +242,7 @@ func TestTableSorted(t *testing.T) {
 // TestGeneratedUpToDate regenerates the table from the installed headers and compares.
 func TestGeneratedUpToDate(t *testing.T) {
 	if _, err := os.Stat("/usr/include/X11/keysymdef.h"); err != nil {
-		t.Skip("x11proto-dev headers not installed")
+		testenv.Missing(t, "x11proto-dev headers not installed (/usr/include/X11/keysymdef.h)")
 	}
 	out := filepath.Join(t.TempDir(), "table.go")
 	cmd := exec.Command("go", "run", "gen.go", "-o", out)
@@ -281,4 +282,27 @@ func FuzzParseCombo(f *testing.F) {
 			t.Fatalf("ParseCombo(%q).String() = %q reparses to %v, %v", s, c.String(), again, err)
 		}
 	})
+}
+
+// TestProviderKeyNames: the key names the providers' tool shapes send (OpenAI's computer tool upper-cases DOM
+// names; Anthropic's sends xdotool names) resolve to X keysyms; unknown names are still refused.
+func TestProviderKeyNames(t *testing.T) {
+	want := map[string]Keysym{
+		"ArrowLeft": 0xff51, "ARROWLEFT": 0xff51, "ArrowUp": 0xff52, "ArrowRight": 0xff53, "ARROWDOWN": 0xff54,
+		"PageUp": 0xff55, "PAGEUP": 0xff55, "PageDown": 0xff56, "Page_Down": 0xff56,
+		"OPTION": AltL, "option": AltL, "CMD": SuperL, "META": MetaL, "SUPER": SuperL, "ESC": Escape, "ENTER": Return,
+	}
+	for name, k := range want {
+		if got, ok := Lookup(name); !ok || got != k {
+			t.Errorf("Lookup(%q) = %v, %v; want %v", name, got, ok, k)
+		}
+	}
+	for _, bad := range []string{"ArrowSideways", "OPTIONS", "CMDD"} {
+		if k, ok := Lookup(bad); ok {
+			t.Errorf("Lookup(%q) = %v, want unknown", bad, k)
+		}
+	}
+	if c, err := ParseCombo("CMD+SHIFT+ARROWLEFT"); err != nil || len(c) != 3 || c[2] != 0xff51 {
+		t.Errorf("ParseCombo(CMD+SHIFT+ARROWLEFT) = %v, %v", c, err)
+	}
 }

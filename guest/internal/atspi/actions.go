@@ -2,6 +2,7 @@ package atspi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/actions"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // clickActions are the action names element_click runs instead of a pointer click (element_actions.proto).
@@ -42,8 +44,8 @@ func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.
 	}
 	if t := r.GetTarget().GetApp(); t != nil {
 		if t.GetAppId() != snap.app.id() || t.GetWindowId() != "" && t.GetWindowId() != snap.windowID {
-			return fmt.Errorf("ref %s of snapshot %s belongs to %s window %q, not to the target %s window %q: %w",
-				er.GetRef(), snap.id, snap.app.id(), snap.windowID, t.GetAppId(), t.GetWindowId(), errdefs.ErrStaleRef)
+			return errgrpc.WithCause(fmt.Errorf("ref %s of snapshot %s belongs to %s window %q, not to the target %s window %q: %w",
+				er.GetRef(), snap.id, snap.app.id(), snap.windowID, t.GetAppId(), t.GetWindowId(), errdefs.ErrStaleRef), errgrpc.CauseOtherTarget)
 		}
 	}
 	if resp.Target == nil {
@@ -70,12 +72,15 @@ func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.
 	case *agentv1.ActRequest_ElementDoAction:
 		name := a.ElementDoAction.GetAction()
 		if !slices.Contains(el.actions, name) {
-			return fmt.Errorf("%s: %s (%s) offers no action %q; available: [%s]: %w", field, er.GetRef(), el.role, name,
-				strings.Join(el.actions, ", "), errdefs.ErrUnsupportedAction)
+			// The action names are the application's: they travel as untrusted metadata, never in the message.
+			return errgrpc.WithMetadata(fmt.Errorf("%s.action: %s (%s) does not offer it; its %d actions are in metadata %s: %w",
+				field, er.GetRef(), el.role, len(el.actions), errgrpc.Untrusted("available_actions"), errdefs.ErrUnsupportedAction),
+				map[string]string{errgrpc.MetaField: field + ".action", errgrpc.Untrusted("available_actions"): untrustedList(el.actions)})
 		}
 		i := slices.Index(lv.actions, name)
 		if i < 0 {
-			return fmt.Errorf("%s no longer offers action %q: take a new snapshot: %w", er.GetRef(), name, errdefs.ErrStaleRef)
+			return errgrpc.WithCause(fmt.Errorf("%s no longer offers the action: take a new snapshot: %w", er.GetRef(), errdefs.ErrStaleRef),
+				errgrpc.CauseActionsChanged, errgrpc.Untrusted("available_actions"), untrustedList(lv.actions))
 		}
 		return b.doAction(ctx, el, i, name, resp)
 	case *agentv1.ActRequest_ElementScrollIntoView:
@@ -135,11 +140,15 @@ func (b *Backend) check(ctx context.Context, ref string, el *element, showing bo
 	}
 	switch {
 	case hasState(lv.states, stateDefunct):
-		return nil, fmt.Errorf("%s no longer exists: take a new snapshot: %w", ref, errdefs.ErrStaleRef)
-	case lv.role != el.role || lv.name != el.name:
-		return nil, fmt.Errorf("%s changed from %s %q to %s %q: take a new snapshot: %w", ref, el.role, el.name, lv.role, lv.name, errdefs.ErrStaleRef)
+		return nil, errgrpc.WithCause(fmt.Errorf("%s no longer exists: take a new snapshot: %w", ref, errdefs.ErrStaleRef), errgrpc.CauseGone)
+	case lv.role != el.role:
+		return nil, errgrpc.WithCause(fmt.Errorf("%s changed from %s to %s: take a new snapshot: %w", ref, el.role, lv.role, errdefs.ErrStaleRef), errgrpc.CauseRoleChanged)
+	case lv.name != el.name:
+		// The names are the application's text: metadata marked untrusted, not the message.
+		return nil, errgrpc.WithCause(fmt.Errorf("%s (%s) changed its name: take a new snapshot: %w", ref, el.role, errdefs.ErrStaleRef), errgrpc.CauseNameChanged,
+			errgrpc.Untrusted("name_before"), errgrpc.UntrustedValue(el.name), errgrpc.Untrusted("name_now"), errgrpc.UntrustedValue(lv.name))
 	case showing && !hasState(lv.states, stateShowing):
-		return nil, fmt.Errorf("%s (%s) is no longer showing: take a new snapshot: %w", ref, el.role, errdefs.ErrStaleRef)
+		return nil, errgrpc.WithCause(fmt.Errorf("%s (%s) is no longer showing: take a new snapshot: %w", ref, el.role, errdefs.ErrStaleRef), errgrpc.CauseNotShowing)
 	}
 	return lv, nil
 }
@@ -178,10 +187,11 @@ func (b *Backend) click(ctx context.Context, el *element, lv *live, resp *agentv
 func (b *Backend) doAction(ctx context.Context, el *element, i int, name string, resp *agentv1.ActResponse) error {
 	var ok bool
 	if err := b.call(ctx, el.ref.Name, el.ref.Path, ifAction+".DoAction", int32(i)).Store(&ok); err != nil {
-		return classify("action "+name, err)
+		return classify("element_do_action", err)
 	}
 	if !ok {
-		return fmt.Errorf("the application refused action %q: %w", name, errdefs.ErrUnsupportedAction)
+		return errgrpc.WithMetadata(fmt.Errorf("the application refused the action: %w", errdefs.ErrUnsupportedAction),
+			map[string]string{errgrpc.Untrusted("action"): errgrpc.UntrustedValue(name)})
 	}
 	resp.Effect = agentv1.Effect_EFFECT_DONE
 	return nil
@@ -282,4 +292,10 @@ func (b *Backend) scrollIntoView(ctx context.Context, ref string, el *element, l
 		return fmt.Errorf("%s (%s): the application does not scroll its elements into view (Component.ScrollTo): %w", ref, el.role, errdefs.ErrUnsupportedAction)
 	}
 	return nil
+}
+
+// untrustedList is a list of guest strings as one untrusted metadata value: a JSON array, bounded.
+func untrustedList(items []string) string {
+	b, _ := json.Marshal(items)
+	return errgrpc.UntrustedValue(string(b))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // act runs an element action the way the agent does and returns the response.
@@ -157,8 +158,9 @@ func TestElementActions(t *testing.T) {
 			r.Action = &agentv1.ActRequest_ElementDoAction{ElementDoAction: &agentv1.ElementDoAction{Element: ref(s, menuItem), Action: "explode"}}
 		})
 		wantReason(t, err, errdefs.ErrUnsupportedAction)
-		if want := "available: [" + menuItem.Actions[0]; !contains(err.Error(), want) {
-			t.Errorf("error %q does not list the available actions (%q)", err, want)
+		// The application's action names are untrusted: in metadata, never in the message.
+		if got := errgrpc.Metadata(err)["untrusted_available_actions"]; !contains(got, `"`+menuItem.Actions[0]+`"`) || contains(err.Error(), menuItem.Actions[0]) {
+			t.Errorf("error %q, untrusted_available_actions %q: want the available actions (%q) in the metadata only", err, got, menuItem.Actions[0])
 		}
 	})
 	t.Run("select_text", func(t *testing.T) {

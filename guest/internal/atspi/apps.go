@@ -86,7 +86,24 @@ func (b *Backend) app(ctx context.Context, appID string) (appRef, error) {
 			return a, nil
 		}
 	}
+	if b.wasOnBus(pid) {
+		// It quit (or left the bus): the same answer an element action on it gets.
+		return appRef{}, errgrpc.WithCause(fmt.Errorf("%s left the accessibility bus: %w", appID, errdefs.ErrTargetGone), errgrpc.CauseGone)
+	}
 	return appRef{}, fmt.Errorf("%s: no such application on the accessibility bus: %w", appID, errdefs.ErrNotFound)
+}
+
+// wasOnBus reports whether an application with pid was seen on the bus by this backend (the pid cache keeps
+// every bus name it looked up).
+func (b *Backend) wasOnBus(pid int32) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.pids {
+		if p == pid {
+			return true
+		}
+	}
+	return false
 }
 
 // describe reads an application's name, toolkit and windows.

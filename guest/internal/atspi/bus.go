@@ -10,8 +10,6 @@ package atspi
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,6 +21,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // Defaults, each with the reason for its value.
@@ -78,9 +77,6 @@ type Backend struct {
 	opts    Options
 	log     *slog.Logger
 	store   *store
-	// nonce makes snapshot ids of this process unlike those of any earlier one, so a ref kept across an agent
-	// restart never resolves against a new snapshot that happens to reuse its number.
-	nonce string
 
 	mu   sync.Mutex
 	pids map[string]int32 // bus name -> pid; a unique bus name is never reused by the daemon
@@ -143,10 +139,8 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 		"org.a11y.atspi.Registry.RegisterEvent", 0, "object:children-changed", []string{}, "").Err; err != nil {
 		log.Warn("register an event listener (snapshots will read every node)", "error", err)
 	}
-	var nonce [4]byte
-	_, _ = rand.Read(nonce[:])
 	return &Backend{conn: conn, session: session, opts: opts, log: log, store: newStore(),
-		nonce: hex.EncodeToString(nonce[:]), pids: map[string]int32{}, peers: map[string]*dbus.Conn{}, fasts: map[string]*fastConn{}}, nil
+		pids: map[string]int32{}, peers: map[string]*dbus.Conn{}, fasts: map[string]*fastConn{}}, nil
 }
 
 // Close closes the connection.
@@ -196,13 +190,15 @@ func classify(what string, err error) error {
 	case app:
 		return fmt.Errorf("%s: application left the bus: %w", what, errdefs.ErrTargetGone)
 	case obj:
-		return fmt.Errorf("%s: element no longer exists: %w", what, errdefs.ErrStaleRef)
+		return errgrpc.WithCause(fmt.Errorf("%s: element no longer exists: %w", what, errdefs.ErrStaleRef), errgrpc.CauseGone)
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s: application did not answer in time: %w", what, errdefs.ErrTimeout)
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("%s: %w", what, errdefs.ErrInterrupted)
 	}
-	return fmt.Errorf("%s: %v: %w", what, err, errdefs.ErrInternal)
+	// A D-Bus error's text may be the application's: untrusted metadata, not the message.
+	return errgrpc.WithMetadata(fmt.Errorf("%s: the call failed (%s): %w", what, dbusErrorName(err), errdefs.ErrInternal),
+		map[string]string{errgrpc.Untrusted("detail"): errgrpc.UntrustedValue(err.Error())})
 }
 
 // roleName is the AT-SPI name of a role value.
@@ -248,3 +244,13 @@ func rect(x, y, w, h int32) *agentv1.Rect { return &agentv1.Rect{X: x, Y: y, Wid
 
 // cleanName trims what toolkits pad names with.
 func cleanName(s string) string { return strings.TrimSpace(s) }
+
+// dbusErrorName names a failed call's error for a message: a standard D-Bus error name, else a generic phrase
+// (an application may name its errors anything, and its names are guest text).
+func dbusErrorName(err error) string {
+	var de dbus.Error
+	if errors.As(err, &de) && strings.HasPrefix(de.Name, "org.freedesktop.DBus.Error.") && len(de.Name) <= 80 {
+		return de.Name
+	}
+	return "an application or transport error"
+}

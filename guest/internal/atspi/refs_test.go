@@ -76,13 +76,19 @@ func TestRefs(t *testing.T) {
 	wantReason(t, click(nil, ref(ws.Snapshot, secondButton)), errdefs.ErrStaleRef)
 
 	// Unknown snapshots and refs.
-	wantReason(t, click(nil, &agentv1.ElementRef{SnapshotId: "as-00000000-1", Ref: "e1"}), errdefs.ErrStaleRef)
-	wantReason(t, click(nil, &agentv1.ElementRef{SnapshotId: fresh.SnapshotId, Ref: "e9999"}), errdefs.ErrStaleRef)
+	// An id of another agent process is from an older generation; one this agent never handed out and a ref its
+	// snapshot never had are NOT_FOUND, not STALE_REF (nothing went stale).
+	wantReason(t, click(nil, &agentv1.ElementRef{SnapshotId: "as-00000000-1", Ref: "e1"}), errdefs.ErrGenerationChanged)
+	wantReason(t, click(nil, &agentv1.ElementRef{SnapshotId: "as-made-up", Ref: "e1"}), errdefs.ErrNotFound)
+	wantReason(t, click(nil, &agentv1.ElementRef{SnapshotId: fresh.SnapshotId, Ref: "e9999"}), errdefs.ErrNotFound)
 
-	// An app that left the bus is gone.
+	// An app that quit is gone, as for element actions (before, SnapshotApp said NOT_FOUND); one never seen
+	// is not found.
 	_ = b.cmd.Process.Kill()
 	_, _ = b.cmd.Process.Wait()
 	_, err = e.b.SnapshotApp(ctx, &agentv1.SnapshotAppRequest{AppId: AppID(b.pid)})
+	wantReason(t, err, errdefs.ErrTargetGone)
+	_, err = e.b.SnapshotApp(ctx, &agentv1.SnapshotAppRequest{AppId: "app:999999999"})
 	wantReason(t, err, errdefs.ErrNotFound)
 }
 

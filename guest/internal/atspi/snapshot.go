@@ -111,7 +111,7 @@ func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root 
 		reasons = append(reasons, w.cut)
 	}
 
-	id := fmt.Sprintf("as-%s-%d", b.nonce, b.store.next())
+	id := b.store.next()
 	snap := &snapshot{id: id, app: a, windowID: windowID, elements: map[string]*element{}}
 	out := &agentv1.Snapshot{
 		SnapshotId: id,

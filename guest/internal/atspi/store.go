@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"sync"
 
+	"glovebox.dev/guest/internal/snapid"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // Store bounds.
@@ -38,8 +40,8 @@ func (s *snapshot) key() string { return s.app.id() + "/" + s.app.bus + "/" + s.
 
 // store keeps the newest snapshot of each target and remembers superseded ids.
 type store struct {
+	ids        *snapid.Namer
 	mu         sync.Mutex
-	seq        uint64
 	newest     map[string]*snapshot // by target key
 	byID       map[string]*snapshot
 	order      []string          // target keys, oldest first
@@ -48,16 +50,11 @@ type store struct {
 }
 
 func newStore() *store {
-	return &store{newest: map[string]*snapshot{}, byID: map[string]*snapshot{}, superseded: map[string]string{}}
+	return &store{ids: snapid.New("as"), newest: map[string]*snapshot{}, byID: map[string]*snapshot{}, superseded: map[string]string{}}
 }
 
-// next returns a new snapshot number.
-func (s *store) next() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	return s.seq
-}
+// next returns a new snapshot id, unlike those of any other agent process.
+func (s *store) next() string { return s.ids.Next() }
 
 // put makes snap the newest snapshot of its target; the previous one is superseded.
 func (s *store) put(snap *snapshot) {
@@ -101,15 +98,16 @@ func (s *store) resolve(snapID, ref string) (*snapshot, *element, error) {
 	if !ok {
 		if next, old := s.superseded[snapID]; old {
 			if next == "" {
-				return nil, nil, fmt.Errorf("snapshot %s is too old: take a new snapshot: %w", snapID, errdefs.ErrSnapshotSuperseded)
+				return nil, nil, errgrpc.WithCause(fmt.Errorf("snapshot %s is too old: take a new snapshot: %w", snapID, errdefs.ErrSnapshotSuperseded), errgrpc.CauseSuperseded)
 			}
-			return nil, nil, fmt.Errorf("snapshot %s was superseded by %s: use refs from the newest snapshot: %w", snapID, next, errdefs.ErrSnapshotSuperseded)
+			return nil, nil, errgrpc.WithCause(fmt.Errorf("snapshot %s was superseded by %s: use refs from the newest snapshot: %w", snapID, next, errdefs.ErrSnapshotSuperseded), errgrpc.CauseSuperseded)
 		}
-		return nil, nil, fmt.Errorf("snapshot %s is unknown to this agent (taken before it restarted?): take a new snapshot: %w", snapID, errdefs.ErrStaleRef)
+		return nil, nil, s.ids.Unknown(snapID)
 	}
 	el, ok := snap.elements[ref]
 	if !ok {
-		return nil, nil, fmt.Errorf("snapshot %s has no element %s: %w", snapID, ref, errdefs.ErrStaleRef)
+		// A snapshot's refs are fixed when it is taken: this one never existed.
+		return nil, nil, errgrpc.WithCause(fmt.Errorf("snapshot %s has no element %s: %w", snapID, ref, errdefs.ErrNotFound), errgrpc.CauseNoSuchRef)
 	}
 	return snap, el, nil
 }

@@ -12,8 +12,6 @@ package browser
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
@@ -22,11 +20,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 
+	"glovebox.dev/guest/internal/snapid"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/errgrpc"
@@ -60,10 +58,9 @@ type Backend struct {
 	cfg Config
 	log *slog.Logger
 
-	snapSeq atomic.Uint64
-	// nonce makes the snapshot ids of this process unlike those of any earlier one (page-<nonce>-<n>), so a
-	// ref kept across an agent restart never names a new snapshot.
-	nonce string
+	// ids names the page snapshots (page-<random>-<n>), unlike those of any other agent process, so a ref
+	// kept across an agent restart never names a new snapshot.
+	ids *snapid.Namer
 
 	mu       sync.Mutex
 	browsers map[int]*chrome
@@ -103,10 +100,8 @@ func New(cfg Config) *Backend {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	var nonce [4]byte
-	_, _ = rand.Read(nonce[:])
 	return &Backend{cfg: cfg, log: cfg.Logger, browsers: map[int]*chrome{}, held: map[string]map[tabKey][]heldKey{},
-		nonce: hex.EncodeToString(nonce[:])}
+		ids: snapid.New("page")}
 }
 
 // Close closes every DevTools connection (no tab is closed) and stops the default browser if this backend

@@ -7,6 +7,7 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 const fillPage = `<!doctype html><title>Fill</title>
@@ -96,8 +97,9 @@ func TestFillLocators(t *testing.T) {
 	}
 	// The page rewrites what is typed: filling the text the field already had is still read back after the
 	// insert and is a mismatch.
-	if _, err := fill(refOf("Up"), "abc"); !errors.Is(err, errdefs.ErrInternal) {
-		t.Errorf("fill rewritten by the page: %v, want a mismatch", err)
+	// It is VALUE_MISMATCH (not INTERNAL), and what was read back is in untrusted metadata.
+	if _, err := fill(refOf("Up"), "abc"); !errors.Is(err, errdefs.ErrValueMismatch) || errgrpc.Metadata(err)["untrusted_read_back"] != "ABC" {
+		t.Errorf("fill rewritten by the page: %v (metadata %v), want VALUE_MISMATCH with untrusted_read_back ABC", err, errgrpc.Metadata(err))
 	}
 	if got := read("document.getElementById('up').value"); got != "ABC" {
 		t.Errorf("the page's field has %q", got)

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -14,6 +15,7 @@ import (
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/domkey"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // releaseTimeout bounds a release sent after a failure (or by release_all): it is sent whatever the caller's
@@ -198,8 +200,10 @@ func (t *tab) fill(ctx context.Context, f *agentv1.Fill, resp *agentv1.ActRespon
 	}
 	resp.Value = v.Value
 	if !v.matches(f.GetText()) {
-		return fmt.Errorf("fill: the value read back (%d bytes) differs from the text filled (%d bytes): the page changed or refused it: %w",
-			len(v.Value), len(f.GetText()), errdefs.ErrInternal)
+		// The fill was done; the page changed the value (maxlength, a mask). What it holds is page text.
+		return errgrpc.WithMetadata(fmt.Errorf("fill: the value read back (%d bytes) differs from the text filled (%d bytes): the page changed or refused it; it is in metadata %s: %w",
+			len(v.Value), len(f.GetText()), errgrpc.Untrusted("read_back"), errdefs.ErrValueMismatch),
+			map[string]string{errgrpc.Untrusted("read_back"): errgrpc.UntrustedValue(v.Value), "read_back_bytes": strconv.Itoa(len(v.Value))})
 	}
 	resp.Effect = agentv1.Effect_EFFECT_VERIFIED
 	return nil

@@ -13,7 +13,7 @@ const jsQuery = `function(sel) {
   return all[0];
 }`
 
-// jsDescribe names an element for an error: tag, id and classes, bounded.
+// jsDescribe names an element for an error's untrusted metadata (page text): tag, id and classes, bounded.
 const jsDescribe = `function describe(el) {
   if (!el) return 'nothing';
   let s = '<' + el.tagName.toLowerCase();
@@ -39,7 +39,7 @@ const jsPoint = `function(check) {
     const root = el.getRootNode();
     const hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
     if (hit !== el && !el.contains(hit)) {
-      return {err: 'covered', detail: 'the point (' + Math.round(x) + ',' + Math.round(y) + ') is covered by ' + describe(hit)};
+      return {err: 'covered', detail: 'the point (' + Math.round(x) + ',' + Math.round(y) + ') is covered by another element', untrusted: {cover: describe(hit)}};
     }
   }
   return {x: x, y: y};
@@ -51,7 +51,7 @@ const jsFocusField = `function() {
   if (!this.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
   const el = this;
   const field = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement;
-  if (!field && !el.isContentEditable) return {err: 'notfield', detail: 'element <' + (el.tagName || '#text').toLowerCase() + '> is not a text field'};
+  if (!field && !el.isContentEditable) return {err: 'notfield', detail: 'the element is not a text field', untrusted: {tag: (el.tagName || '#text').toLowerCase()}};
   if (document.activeElement !== el) el.focus();
   if (field) { el.select(); } else {
     const r = document.createRange(); r.selectNodeContents(el);
@@ -95,7 +95,7 @@ const jsSetValue = `function(v) {
     Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
     fire(); return {value: el.value};
   }
-  return {err: 'notfield', detail: 'element <' + (el.tagName || '#text').toLowerCase() + '> is not a form control'};
+  return {err: 'notfield', detail: 'the element is not a form control', untrusted: {tag: (el.tagName || '#text').toLowerCase()}};
 }`
 
 // jsSelectText finds prefix+text+suffix once in a field or contenteditable and selects text (or puts the caret

@@ -16,20 +16,23 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
-// pageError is what a page function returns instead of a result when it cannot act: err is a code, detail text
-// for the message.
+// pageError is what a page function returns instead of a result when it cannot act: err is a code, detail our
+// own text for the message, untrusted what the page said (a covering element's tag, id and class), which goes
+// into ErrorInfo metadata marked untrusted and never into the message.
 type pageError struct {
-	Err    string `json:"err"`
-	Detail string `json:"detail"`
+	Err       string            `json:"err"`
+	Detail    string            `json:"detail"`
+	Untrusted map[string]string `json:"untrusted"`
 }
 
 // classes maps page function error codes to error classes.
 var classes = map[string]error{
 	"gone":      errdefs.ErrStaleRef,
 	"hidden":    errdefs.ErrNotFound,
-	"covered":   errdefs.ErrNotFound,
+	"covered":   errdefs.ErrTargetCovered,
 	"notfield":  errdefs.ErrUnsupportedAction,
 	"nooption":  errdefs.ErrNotFound,
 	"nomatch":   errdefs.ErrNotFound,
@@ -45,7 +48,20 @@ func (e *pageError) error(what string) error {
 	if !ok {
 		class = errdefs.ErrInternal
 	}
-	return fmt.Errorf("%s: %s: %w", what, e.Detail, class)
+	md := map[string]string{}
+	for k, v := range e.Untrusted {
+		if len(md) < 8 && len(k) <= 32 {
+			md[errgrpc.Untrusted(k)] = errgrpc.UntrustedValue(v)
+		}
+	}
+	if e.Err == "gone" {
+		md[errgrpc.MetaCause] = errgrpc.CauseGone
+	}
+	err := fmt.Errorf("%s: %s: %w", what, e.Detail, class)
+	if len(md) == 0 {
+		return err
+	}
+	return errgrpc.WithMetadata(err, md)
 }
 
 // located is an element found by a locator, or a bare point.
@@ -149,7 +165,8 @@ func (t *tab) locateCall(ctx context.Context, l *agentv1.Locator, what, fn strin
 	}
 	if res.ExceptionDetails != nil {
 		// jsQuery answers a bad selector itself: an exception is the page function's.
-		return nil, fmt.Errorf("%s: page script failed: %s: %w", what, res.ExceptionDetails.Text, errdefs.ErrInternal)
+		return nil, errgrpc.WithMetadata(fmt.Errorf("%s: page script failed: %w", what, errdefs.ErrInternal),
+			map[string]string{errgrpc.Untrusted("detail"): errgrpc.UntrustedValue(res.ExceptionDetails.Text)})
 	}
 	if res.Result != nil && res.Result.Type == "object" && res.Result.ObjectID != "" {
 		if ref == nil {
@@ -164,8 +181,8 @@ func (t *tab) locateCall(ctx context.Context, l *agentv1.Locator, what, fn strin
 	}
 	pe.Err, pe.Detail, _ = strings.Cut(pe.Detail, ":")
 	if pe.Err == "unheld" {
-		return nil, fmt.Errorf("%s: ref %s: the page no longer holds snapshot %s (a new document): take a snapshot: %w",
-			what, ref.GetRef(), ref.GetSnapshotId(), errdefs.ErrStaleRef)
+		return nil, errgrpc.WithCause(fmt.Errorf("%s: ref %s: the page no longer holds snapshot %s (a new document): take a snapshot: %w",
+			what, ref.GetRef(), ref.GetSnapshotId(), errdefs.ErrStaleRef), errgrpc.CauseNavigated)
 	}
 	if pe.Err == "none" || pe.Err == "many" || pe.Err == "selector" {
 		return nil, pe.error(what + ": selector")
@@ -290,7 +307,8 @@ func (t *tab) eval(ctx context.Context, fn, what string, out any, args ...any) e
 
 func decodeResult(r *runtime.RemoteObject, exc *runtime.ExceptionDetails, what string, out any) error {
 	if exc != nil {
-		return fmt.Errorf("%s: page script failed: %s: %w", what, exc.Text, errdefs.ErrInternal)
+		return errgrpc.WithMetadata(fmt.Errorf("%s: page script failed: %w", what, errdefs.ErrInternal),
+			map[string]string{errgrpc.Untrusted("detail"): errgrpc.UntrustedValue(exc.Text)})
 	}
 	if r == nil || len(r.Value) == 0 {
 		return nil

@@ -27,15 +27,22 @@ func TestSnapshotIDsDifferAcrossRestarts(t *testing.T) {
 		}
 		return r.GetSnapshot()
 	}
-	old := snap(lb.b)
+	// The tab may still be loading: snapshot until the button is there (bounded by ctx).
+	var old *agentv1.Snapshot
 	var button *agentv1.Element
-	for _, el := range old.GetElements() {
-		if el.GetRole() == "button" && el.GetName() == "Press" {
-			button = el
+	for button == nil {
+		old = snap(lb.b)
+		for _, el := range old.GetElements() {
+			if el.GetRole() == "button" && el.GetName() == "Press" {
+				button = el
+			}
 		}
-	}
-	if button == nil {
-		t.Fatalf("no button in the snapshot:\n%s", old.GetText())
+		if button == nil && ctx.Err() != nil {
+			t.Fatalf("no button in the snapshot:\n%s", old.GetText())
+		}
+		if button == nil {
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
 
 	restarted := New(lb.b.cfg)

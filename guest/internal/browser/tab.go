@@ -14,6 +14,7 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // Tab limits.
@@ -287,21 +288,26 @@ func (t *tab) node(r *agentv1.ElementRef) (int, error) {
 	if t.newest == nil || t.newest.id != sid {
 		for _, old := range t.old {
 			if old == sid {
-				return 0, fmt.Errorf("snapshot %s is not the newest of tab %s (%s is): %w", sid, t.id, t.newest.id, errdefs.ErrSnapshotSuperseded)
+				return 0, errgrpc.WithCause(fmt.Errorf("snapshot %s is not the newest of tab %s (%s is): %w", sid, t.id, t.newest.id, errdefs.ErrSnapshotSuperseded), errgrpc.CauseSuperseded)
 			}
 		}
 		if owner, ok := t.c.b.snapshotTab(sid); ok {
-			return 0, fmt.Errorf("snapshot %s is of tab %s of %s, not of tab %s of %s: take a snapshot of this tab: %w",
-				sid, owner.tab, browserID(owner.port), t.id, t.c.id(), errdefs.ErrStaleRef)
+			return 0, errgrpc.WithCause(fmt.Errorf("snapshot %s is of tab %s of %s, not of tab %s of %s: take a snapshot of this tab: %w",
+				sid, owner.tab, browserID(owner.port), t.id, t.c.id(), errdefs.ErrStaleRef), errgrpc.CauseOtherTarget)
 		}
-		return 0, fmt.Errorf("snapshot %s is unknown on tab %s: take a snapshot: %w", sid, t.id, errdefs.ErrStaleRef)
+		if t.newest != nil && t.c.b.ids.Owns(sid) {
+			// One of ours, of this tab, older than what is remembered: superseded long ago.
+			return 0, errgrpc.WithCause(fmt.Errorf("snapshot %s is not the newest of tab %s: %w", sid, t.id, errdefs.ErrSnapshotSuperseded), errgrpc.CauseSuperseded)
+		}
+		return 0, t.c.b.ids.Unknown(sid)
 	}
 	if t.newest.nav != t.nav {
-		return 0, fmt.Errorf("snapshot %s: the tab navigated since (navigation, reload or history): take a snapshot: %w", sid, errdefs.ErrStaleRef)
+		return 0, errgrpc.WithCause(fmt.Errorf("snapshot %s: the tab navigated since (navigation, reload or history): take a snapshot: %w", sid, errdefs.ErrStaleRef), errgrpc.CauseNavigated)
 	}
 	id, ok := t.newest.refs[ref]
 	if !ok {
-		return 0, fmt.Errorf("ref %s is not in snapshot %s: %w", ref, sid, errdefs.ErrStaleRef)
+		// A snapshot's refs are fixed when it is taken: this one never existed.
+		return 0, errgrpc.WithCause(fmt.Errorf("ref %s is not in snapshot %s: %w", ref, sid, errdefs.ErrNotFound), errgrpc.CauseNoSuchRef)
 	}
 	return id, nil
 }
@@ -318,7 +324,7 @@ const maxSnapshotOwners = 4096
 
 // newSnapshotID names a snapshot and remembers which tab it is of.
 func (b *Backend) newSnapshotID(k tabKey) string {
-	id := fmt.Sprintf("page-%s-%d", b.nonce, b.snapSeq.Add(1))
+	id := b.ids.Next()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.snapOwner == nil {

@@ -134,8 +134,9 @@ func TestBrowserPageActions(t *testing.T) {
 		e.clearLog(t, tab)
 		_, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{
 			Tab: e.tab(tab), Locator: &agentv1.Locator{Kind: &agentv1.Locator_Selector{Selector: "#under"}}}}})
-		if err == nil || !strings.Contains(err.Error(), `id="cover"`) {
-			t.Fatalf("click under a cover: %v, want a refusal naming #cover", err)
+		md := errgrpc.Metadata(errgrpc.FromError(err))
+		if reason(err) != "TARGET_COVERED" || !strings.Contains(md["untrusted_cover"], `id="cover"`) || strings.Contains(err.Error(), "cover\"") {
+			t.Fatalf("click under a cover: %v (metadata %v), want TARGET_COVERED naming #cover in untrusted_cover only", err, md)
 		}
 		if got := e.pageLog(t, tab); len(got) != 0 {
 			t.Errorf("page saw %v", got)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -78,7 +76,7 @@ func (b *Broker) ReleaseControl(ctx context.Context, r *brokerv1.ReleaseControlR
 	switch {
 	case g.lease == nil:
 		g.mu.Unlock()
-		return 0, status.Errorf(codes.FailedPrecondition, "guest %s: control is not held", g.name)
+		return 0, fmt.Errorf("guest %s: control is not held: %w", g.name, errdefs.ErrControlNotHeld)
 	case g.lease.GetHolder() != c.Principal.Name && !c.Principal.Admin:
 		holder := g.lease.GetHolder()
 		g.mu.Unlock()

@@ -2,10 +2,13 @@ package broker
 
 import (
 	"context"
+	"errors"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // op describes one computer RPC to the one skeleton every such RPC runs through (run): the opening (the
@@ -79,7 +82,7 @@ func run[Req, Resp proto.Message](ctx context.Context, b *Broker, sessionID stri
 	}
 	if err != nil {
 		var zero Resp
-		return zero, 0, err
+		return zero, 0, requestPaths(err)
 	}
 	return resp, seq, nil
 }
@@ -99,4 +102,25 @@ func cloneOrNew[M proto.Message](m M) M {
 		return proto.CloneOf(m)
 	}
 	return r.Type().New().Interface().(M)
+}
+
+// requestPaths names the bad fields of an INVALID_ARGUMENT the agent answered as the broker names its own:
+// with the `request.` prefix of the wrapped request (the agent checks what needs the live desktop, such as a
+// point outside the screen), so a caller sees one path convention whichever side refused.
+func requestPaths(err error) error {
+	var br *errdefs.BadRequest
+	if !errors.As(err, &br) {
+		return err
+	}
+	out := &errdefs.BadRequest{Violations: make([]errdefs.Violation, len(br.Violations))}
+	for i, v := range br.Violations {
+		if !strings.HasPrefix(v.Field, "request.") {
+			v.Field = "request." + v.Field
+		}
+		out.Violations[i] = v
+	}
+	if md := errgrpc.Metadata(err); md != nil {
+		return errgrpc.WithMetadata(out, md)
+	}
+	return out
 }

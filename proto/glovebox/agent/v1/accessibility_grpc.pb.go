@@ -39,7 +39,8 @@ type AccessibilityServiceClient interface {
 	// is started (desktop entry, PATH or absolute path, always as an argv, never through a shell); one that does not
 	// appear on the bus within launch_timeout_ms answers accessible: false with its pid. Errors: NOT_FOUND.
 	GetApp(ctx context.Context, in *GetAppRequest, opts ...grpc.CallOption) (*GetAppResponse, error)
-	// SnapshotApp snapshots an application's whole tree in one call.
+	// SnapshotApp snapshots an application's whole tree in one call. An app_id of an app that quit (seen on the bus
+	// before) is TARGET_GONE, as for element actions; one never seen is NOT_FOUND.
 	SnapshotApp(ctx context.Context, in *SnapshotAppRequest, opts ...grpc.CallOption) (*SnapshotAppResponse, error)
 	// SnapshotWindow snapshots one window of an application.
 	SnapshotWindow(ctx context.Context, in *SnapshotWindowRequest, opts ...grpc.CallOption) (*SnapshotWindowResponse, error)
@@ -107,7 +108,8 @@ type AccessibilityServiceServer interface {
 	// is started (desktop entry, PATH or absolute path, always as an argv, never through a shell); one that does not
 	// appear on the bus within launch_timeout_ms answers accessible: false with its pid. Errors: NOT_FOUND.
 	GetApp(context.Context, *GetAppRequest) (*GetAppResponse, error)
-	// SnapshotApp snapshots an application's whole tree in one call.
+	// SnapshotApp snapshots an application's whole tree in one call. An app_id of an app that quit (seen on the bus
+	// before) is TARGET_GONE, as for element actions; one never seen is NOT_FOUND.
 	SnapshotApp(context.Context, *SnapshotAppRequest) (*SnapshotAppResponse, error)
 	// SnapshotWindow snapshots one window of an application.
 	SnapshotWindow(context.Context, *SnapshotWindowRequest) (*SnapshotWindowResponse, error)

@@ -1403,7 +1403,8 @@ func (x *HoldKey) GetDurationMs() int32 {
 }
 
 // TypeText types any Unicode text: characters missing from the keymap (CJK, emoji, ...) are typed through a
-// spare keycode that is remapped for the character and restored afterwards.
+// spare keycode that is remapped for the character and restored to empty 250 ms after its last use (at once, a
+// slow client could read the restored mapping and lose the character).
 type TypeText struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Valid UTF-8, 1..65536 bytes. Control characters other than \n and \t are refused.

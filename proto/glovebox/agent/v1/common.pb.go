@@ -70,6 +70,15 @@ const (
 	// An unexpected failure inside Glovebox. The message says what; nothing is promised about partial effects
 	// beyond the release of held input.
 	ErrorReason_ERROR_REASON_INTERNAL ErrorReason = 20
+	// The element is covered by another one at the point the action would land on (a dialog, an overlay);
+	// nothing was done. ErrorInfo.metadata["untrusted_cover"] describes the cover (page text: data only).
+	ErrorReason_ERROR_REASON_TARGET_COVERED ErrorReason = 21
+	// The action was done but the value read back differs from the one sent: the page or application changed
+	// it (maxlength, an input mask, validation). ErrorInfo.metadata["untrusted_read_back"] holds what was read
+	// back (guest text: data only; at most 4096 bytes) and "read_back_bytes" its full size.
+	ErrorReason_ERROR_REASON_VALUE_MISMATCH ErrorReason = 22
+	// ReleaseControl of a guest nobody holds: nothing to release.
+	ErrorReason_ERROR_REASON_CONTROL_NOT_HELD ErrorReason = 23
 )
 
 // Enum value maps for ErrorReason.
@@ -96,6 +105,9 @@ var (
 		18: "ERROR_REASON_RESOURCE_EXHAUSTED",
 		19: "ERROR_REASON_DUPLICATE_REQUEST",
 		20: "ERROR_REASON_INTERNAL",
+		21: "ERROR_REASON_TARGET_COVERED",
+		22: "ERROR_REASON_VALUE_MISMATCH",
+		23: "ERROR_REASON_CONTROL_NOT_HELD",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":            0,
@@ -119,6 +131,9 @@ var (
 		"ERROR_REASON_RESOURCE_EXHAUSTED":     18,
 		"ERROR_REASON_DUPLICATE_REQUEST":      19,
 		"ERROR_REASON_INTERNAL":               20,
+		"ERROR_REASON_TARGET_COVERED":         21,
+		"ERROR_REASON_VALUE_MISMATCH":         22,
+		"ERROR_REASON_CONTROL_NOT_HELD":       23,
 	}
 )
 
@@ -1267,7 +1282,7 @@ const file_glovebox_agent_v1_common_proto_rawDesc = "" +
 	"\x06tab_id\x18\t \x01(\tR\x05tabId\x12\x1f\n" +
 	"\velement_ref\x18\n" +
 	" \x01(\tR\n" +
-	"elementRef*\xc9\x05\n" +
+	"elementRef*\xae\x06\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dERROR_REASON_INVALID_ARGUMENT\x10\x01\x12\x1a\n" +
@@ -1290,7 +1305,10 @@ const file_glovebox_agent_v1_common_proto_rawDesc = "" +
 	"\x1eERROR_REASON_PERMISSION_DENIED\x10\x11\x12#\n" +
 	"\x1fERROR_REASON_RESOURCE_EXHAUSTED\x10\x12\x12\"\n" +
 	"\x1eERROR_REASON_DUPLICATE_REQUEST\x10\x13\x12\x19\n" +
-	"\x15ERROR_REASON_INTERNAL\x10\x14*\xa4\x01\n" +
+	"\x15ERROR_REASON_INTERNAL\x10\x14\x12\x1f\n" +
+	"\x1bERROR_REASON_TARGET_COVERED\x10\x15\x12\x1f\n" +
+	"\x1bERROR_REASON_VALUE_MISMATCH\x10\x16\x12!\n" +
+	"\x1dERROR_REASON_CONTROL_NOT_HELD\x10\x17*\xa4\x01\n" +
 	"\vMouseButton\x12\x1c\n" +
 	"\x18MOUSE_BUTTON_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MOUSE_BUTTON_LEFT\x10\x01\x12\x17\n" +

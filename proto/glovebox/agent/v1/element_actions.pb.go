@@ -306,8 +306,9 @@ func (*ElementSelectText_Offsets) isElementSelectText_Range() {}
 
 func (*ElementSelectText_Match) isElementSelectText_Range() {}
 
-// ElementDoAction runs one of the actions the snapshot listed for the element; another name is refused with the
-// available ones in the message.
+// ElementDoAction runs one of the actions the snapshot listed for the element; another name is UNSUPPORTED_ACTION
+// with the available ones (the application's names, a JSON array) in ErrorInfo.metadata
+// ["untrusted_available_actions"], never in the message.
 type ElementDoAction struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Element *ElementRef            `protobuf:"bytes,1,opt,name=element,proto3" json:"element,omitempty"`

@@ -37,7 +37,7 @@ type ControlServiceClient interface {
 	// NOT_FOUND, POLICY_DENIED, CONTROL_HELD (another holder has it).
 	AcquireControl(ctx context.Context, in *AcquireControlRequest, opts ...grpc.CallOption) (*AcquireControlResponse, error)
 	// ReleaseControl gives control back to sessions and bumps the generation. Only the holder (or an admin) may
-	// release. Errors: NOT_FOUND, FAILED_PRECONDITION when not held, POLICY_DENIED.
+	// release. Errors: NOT_FOUND, CONTROL_NOT_HELD (nobody holds it), POLICY_DENIED.
 	ReleaseControl(ctx context.Context, in *ReleaseControlRequest, opts ...grpc.CallOption) (*ReleaseControlResponse, error)
 	// GetControl says whether control is held and by whom.
 	GetControl(ctx context.Context, in *GetControlRequest, opts ...grpc.CallOption) (*GetControlResponse, error)
@@ -94,7 +94,7 @@ type ControlServiceServer interface {
 	// NOT_FOUND, POLICY_DENIED, CONTROL_HELD (another holder has it).
 	AcquireControl(context.Context, *AcquireControlRequest) (*AcquireControlResponse, error)
 	// ReleaseControl gives control back to sessions and bumps the generation. Only the holder (or an admin) may
-	// release. Errors: NOT_FOUND, FAILED_PRECONDITION when not held, POLICY_DENIED.
+	// release. Errors: NOT_FOUND, CONTROL_NOT_HELD (nobody holds it), POLICY_DENIED.
 	ReleaseControl(context.Context, *ReleaseControlRequest) (*ReleaseControlResponse, error)
 	// GetControl says whether control is held and by whom.
 	GetControl(context.Context, *GetControlRequest) (*GetControlResponse, error)

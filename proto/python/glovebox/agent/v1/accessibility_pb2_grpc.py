@@ -61,7 +61,8 @@ class AccessibilityServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def SnapshotApp(self, request, context):
-        """SnapshotApp snapshots an application's whole tree in one call.
+        """SnapshotApp snapshots an application's whole tree in one call. An app_id of an app that quit (seen on the bus
+        before) is TARGET_GONE, as for element actions; one never seen is NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

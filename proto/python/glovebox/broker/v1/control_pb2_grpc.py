@@ -51,7 +51,7 @@ class ControlServiceServicer(object):
 
     def ReleaseControl(self, request, context):
         """ReleaseControl gives control back to sessions and bumps the generation. Only the holder (or an admin) may
-        release. Errors: NOT_FOUND, FAILED_PRECONDITION when not held, POLICY_DENIED.
+        release. Errors: NOT_FOUND, CONTROL_NOT_HELD (nobody holds it), POLICY_DENIED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
