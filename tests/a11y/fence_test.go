@@ -81,13 +81,23 @@ func TestFencingByDefault(t *testing.T) {
 		if _, err := control.AcquireControl(ctx, &brokerv1.AcquireControlRequest{Guest: b.Guest, Reason: "a human looks"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := control.ReleaseControl(ctx, &brokerv1.ReleaseControlRequest{Guest: b.Guest}); err != nil {
+		released, err := control.ReleaseControl(ctx, &brokerv1.ReleaseControlRequest{Guest: b.Guest})
+		if err != nil {
 			t.Fatal(err)
+		}
+		// One generation number per guest on the broker API (before, Guest.agent.generation was the agent's
+		// own counter, its start time).
+		g, err := brokerv1.NewGuestServiceClient(conn).GetGuest(ctx, &brokerv1.GetGuestRequest{Name: b.Guest})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gen := released.GetGeneration(); g.GetGuest().GetGeneration() != gen || g.GetGuest().GetAgent().GetGeneration() != gen {
+			t.Errorf("after release to generation %d: Guest.generation %d, Guest.agent.generation %d; want one number", gen, g.GetGuest().GetGeneration(), g.GetGuest().GetAgent().GetGeneration())
 		}
 		app.mu.Lock()
 		app.lines = nil
 		app.mu.Unlock()
-		err := click(old)
+		err = click(old)
 		if got := reason(err); got != "GENERATION_CHANGED" || errgrpc.Metadata(errgrpc.FromError(err))[errgrpc.MetaCause] != errgrpc.CauseGenerationChanged {
 			t.Errorf("%s: click with a ref from before the hand-over: %v (%s), want GENERATION_CHANGED with cause %s", tc.name, err, got, errgrpc.CauseGenerationChanged)
 		}
