@@ -215,7 +215,7 @@ func (b *Broker) WatchScreen(ctx context.Context, r *brokerv1.WatchScreenRequest
 	if _, aerr := b.appendAudit(ctx, rec); err == nil {
 		err = aerr
 	}
-	return err
+	return requestPaths(err)
 }
 
 func (b *Broker) watch(ctx context.Context, cl *call, clients guestClients, req *agentv1.WatchScreenRequest, send func(*agentv1.WatchScreenResponse) error) error {
