@@ -9,6 +9,7 @@ mkdir -p "$run_dir/audit" && chmod 700 "$run_dir" "$run_dir/audit"
 agent_sock="$run_dir/agent.sock"
 broker_sock="$run_dir/broker.sock"
 agent_tcp="${GLOVEBOX_TCP:-127.0.0.1:7005}"
+console_addr="${GLOVEBOX_CONSOLE:-127.0.0.1:7080}"
 pids=()
 cleanup() { for ((i=${#pids[@]}-1; i>=0; i--)); do kill "${pids[$i]}" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
@@ -35,7 +36,8 @@ cat > "$run_dir/broker.json" <<JSON
   "listen": ["unix://$broker_sock"],
   "audit": {"dir": "$run_dir/audit"},
   "principals": [{"name": "$(id -un)", "uids": [$(id -u)], "guests": ["*"], "control": true, "admin": true, "audit": true}],
-  "guests": [{"name": "local", "endpoint": "unix://$agent_sock"}]
+  "guests": [{"name": "local", "endpoint": "unix://$agent_sock"}],
+  "console": {"listen": "$console_addr"}
 }
 JSON
 bin/glovebox-broker -config "$run_dir/broker.json" 2>>"$run_dir/broker.log" &
@@ -45,6 +47,7 @@ for _ in $(seq 100); do [ -S "$broker_sock" ] && break; sleep 0.1; done
 cat <<EOT
 Glovebox is running on DISPLAY=$DISPLAY (logs: $run_dir/{agent,broker}.log, audit: $run_dir/audit)
   broker: unix://$broker_sock   (guest "local")
+  console: http://$console_addr  (open a link: bin/glovebox view local -control, with GLOVEBOX_BROKER below)
   agent:  unix://$agent_sock and tcp://$agent_tcp
 Try:
   export PATH=\$PWD/bin:\$PATH GLOVEBOX_BROKER=unix://$broker_sock
@@ -53,6 +56,7 @@ Try:
   glovebox act type 'hello from glovebox'
   glovebox act key ctrl+a
   glovebox audit tail -guest local -n 5
+  glovebox view local -control        # prints a one-time link to the live view and takeover console
   grpcurl -plaintext $agent_tcp list
 Ctrl-C stops everything.
 EOT

@@ -14,7 +14,7 @@ const (
 	// MaxDisplayIDBytes bounds ScreenshotOptions.display_id; real ids are "display-N".
 	MaxDisplayIDBytes = 64
 	// MaxWatchFPS bounds WatchScreenRequest.max_fps (0 means DefaultWatchFPS).
-	MaxWatchFPS = 30
+	MaxWatchFPS = 60
 	// DefaultWatchFPS is the frame rate of a WatchScreen request with max_fps 0.
 	DefaultWatchFPS = 5
 	// MaxRegionEdge bounds each side of a region: the X protocol's 16-bit coordinates.
@@ -76,6 +76,9 @@ func WatchScreen(r *agentv1.WatchScreenRequest) error {
 	ScreenshotOptions(&v, "options", r.GetOptions())
 	if f := r.GetMaxFps(); f < 0 || f > MaxWatchFPS {
 		v.Addf("max_fps", "must be 0..%d, got %d", MaxWatchFPS, f)
+	}
+	if o := r.GetOptions(); r.GetTiles() && (o.GetRegion() != nil || o.GetDisplayId() != "" || o.GetMaxEdge() != 0 || o.GetIncludeCursor()) {
+		v.Addf("tiles", "tiles are of the whole screen at scale 1: options must name no region, display_id, max_edge or include_cursor")
 	}
 	return v.Err()
 }

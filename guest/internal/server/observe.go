@@ -79,6 +79,9 @@ func (o *observeService) WatchScreen(r *agentv1.WatchScreenRequest, stream agent
 		fps = validate.DefaultWatchFPS
 	}
 	interval := time.Second / time.Duration(fps)
+	if r.GetTiles() || r.GetCursor() {
+		return o.watchTiles(r, scr, interval, stream)
+	}
 	ctx := stream.Context()
 	var last uint64
 	for first := true; ; first = false {

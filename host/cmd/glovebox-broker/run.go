@@ -21,8 +21,10 @@ import (
 	"glovebox.dev/host/internal/auth"
 	"glovebox.dev/host/internal/broker"
 	"glovebox.dev/host/internal/config"
+	"glovebox.dev/host/internal/console"
 	"glovebox.dev/host/internal/metrics"
 	"glovebox.dev/host/internal/service"
+	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 )
 
 const (
@@ -65,7 +67,15 @@ func run(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 
 	opts := append(service.ServerOptions(log, m, b), grpc.Creds(auth.NewCredentials(auth.NewDirectory(cfg.Principals), tlsConf, log)))
 	srv := grpc.NewServer(opts...)
-	service.Register(srv, b, alog)
+	con, conLn, err := startConsole(cfg, b, alog, log)
+	if err != nil {
+		return err
+	}
+	var links service.LinkMinter
+	if con != nil {
+		links = con
+	}
+	service.Register(srv, b, alog, links)
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(srv, hs)
 	reflection.Register(srv)
@@ -102,6 +112,16 @@ func run(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		}()
 		log.Info("metrics serving", "listen", ml.Addr().String())
 	}
+	conCtx, stopConsole := context.WithCancel(context.Background())
+	defer stopConsole()
+	if con != nil {
+		go func() {
+			if err := con.Serve(conCtx, conLn); err != nil {
+				errc <- fmt.Errorf("console: %w", err)
+			}
+		}()
+		log.Info("console serving", "listen", conLn.Addr().String())
+	}
 	log.Info("broker serving", "version", version, "listen", cfg.Listen, "guests", len(cfg.Guests), "principals", len(cfg.Principals))
 
 	var serveErr error
@@ -121,6 +141,7 @@ func run(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	if hsrv != nil {
 		hsrv.Close()
 	}
+	stopConsole()
 	b.Close(context.Background())
 	if err := alog.Close(); err != nil {
 		return fmt.Errorf("audit close: %w", err)
@@ -166,4 +187,42 @@ func listen(uri string) (net.Listener, error) {
 		}
 	}
 	return ln, nil
+}
+
+// startConsole opens the console's listener when console.listen is set (nil, nil, nil otherwise).
+func startConsole(cfg *config.Config, b *broker.Broker, alog *audit.Log, log *slog.Logger) (*console.Server, net.Listener, error) {
+	if cfg.Console.Listen == "" {
+		return nil, nil, nil
+	}
+	ln, err := net.Listen("tcp", cfg.Console.Listen)
+	if err != nil {
+		return nil, nil, fmt.Errorf("console.listen: %w", err)
+	}
+	if cfg.Console.TLS {
+		cert, err := tls.LoadX509KeyPair(cfg.TLS.Cert, cfg.TLS.Key)
+		if err != nil {
+			ln.Close()
+			return nil, nil, fmt.Errorf("console.tls: %w", err)
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	}
+	con := console.New(console.Options{Broker: b, Config: cfg.Console, Logger: log, Audit: auditTail(alog)})
+	con.SetAddr(ln.Addr(), cfg.Console.TLS)
+	return con, ln, nil
+}
+
+// auditTail reads a guest's newest n records for the console.
+func auditTail(alog *audit.Log) console.AuditTail {
+	return func(guest string, n int) ([]*brokerv1.AuditRecord, error) {
+		head, _, err := alog.Head(guest)
+		if err != nil || head == 0 {
+			return nil, err
+		}
+		from := uint64(1)
+		if head > uint64(n) {
+			from = head - uint64(n) + 1
+		}
+		recs, _, err := alog.List(guest, audit.Filter{FromSeq: from}, n, "")
+		return recs, err
+	}
 }

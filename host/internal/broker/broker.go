@@ -213,7 +213,14 @@ func (b *Broker) connOptions(g *guest) guestconn.Options {
 		Timeout: b.timeout,
 		Logger:  b.log,
 		OnReady: g.onReady,
-		OnState: func(old, new brokerv1.GuestState) { b.metrics.GuestState(stateLabel(old), stateLabel(new)) },
+		OnState: func(old, new brokerv1.GuestState) {
+			b.metrics.GuestState(stateLabel(old), stateLabel(new))
+			_, agentGen := g.generations()
+			b.emit(g, func() *brokerv1.SessionEvent {
+				return &brokerv1.SessionEvent{Kind: &brokerv1.SessionEvent_GuestStateChanged{GuestStateChanged: &brokerv1.GuestStateChanged{
+					State: new, AgentGeneration: agentGen}}}
+			})
+		},
 	}
 }
 

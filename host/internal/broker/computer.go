@@ -107,7 +107,10 @@ func (b *Broker) refuse(ctx context.Context, cl *call, err error) error {
 // COMPLETE record, answered once it is written in order, not once it is durable (see WrittenAuditor; the
 // next fsync of the guest's log, at the latest the one of the next mutation's intent, makes it durable).
 func (b *Broker) observe(ctx context.Context, cl *call, send func(ctx context.Context, c guestClients) error) (uint64, error) {
-	err := cl.s.guest.conn.Call(ctx, 0, send)
+	err := cl.s.guest.screenHidden()
+	if err == nil {
+		err = cl.s.guest.conn.Call(ctx, 0, send)
+	}
 	seq, aerr := b.appendObservation(ctx, b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, err))
 	if err != nil {
 		return 0, err
@@ -173,6 +176,7 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 		}
 		err = g.conn.Call(ctx, m.extra, m.send)
 	})
+	s.noteAction(cl.rpc, b.now(), nil, false)
 	rec := b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_OUTCOME, err)
 	rec.IntentSeq = intent
 	seq, aerr := b.appendAudit(ctx, rec)

@@ -65,6 +65,7 @@ func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.Act
 		answered: func(cl *call, resp *agentv1.ActResponse) {
 			resp.Target = reportTarget(cl, resp.GetTarget())
 			cl.target = resp.Target
+			cl.s.noteAction(cl.rpc, b.now(), resp.GetHeld(), true)
 		},
 	})
 	if err != nil {
@@ -200,6 +201,9 @@ func (b *Broker) WatchScreen(ctx context.Context, r *brokerv1.WatchScreenRequest
 	})
 	if err != nil {
 		return err
+	}
+	if err := cl.s.guest.screenHidden(); err != nil {
+		return b.refuse(ctx, cl, err)
 	}
 	clients, err := cl.s.guest.conn.Stream()
 	if err != nil {

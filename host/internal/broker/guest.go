@@ -37,6 +37,10 @@ type guest struct {
 
 	// snapshots binds the snapshot ids handed out to their generation (its own lock, taken inside mu).
 	snapshots snapshotGenerations
+	// help holds the guest's help requests: pending and taken ones, and the last answered or cancelled.
+	help []*brokerv1.HelpRequest
+	// hideScreen refuses session observations while a human holds the guest (policy hide_screen_while_held).
+	hideScreen bool
 }
 
 // onReady is called by the connection after each handshake.
@@ -54,6 +58,17 @@ func (g *guest) generations() (broker, agent uint64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.gen, g.agentGen
+}
+
+// screenHidden refuses a session's observation with ErrControlHeld while a human holds a guest whose policy
+// hides the screen meanwhile (credentials may be on it); the console's own view is not a session's.
+func (g *guest) screenHidden() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.hideScreen && g.lease != nil {
+		return fmt.Errorf("guest %s is controlled by %s and hides its screen meanwhile: %w", g.name, g.lease.GetHolder(), errdefs.ErrControlHeld)
+	}
+	return nil
 }
 
 // controlHeld returns an error wrapping ErrControlHeld while a human holds the guest.
@@ -85,7 +100,8 @@ func (b *Broker) addGuest(cg config.Guest, source string) (*guest, error) {
 	if _, ok := b.guests[cg.Name]; ok {
 		return nil, &errdefs.BadRequest{Violations: []errdefs.Violation{{Field: "name", Description: fmt.Sprintf("guest %q already exists", cg.Name)}}}
 	}
-	g := &guest{name: cg.Name, endpoint: cg.Endpoint, labels: maps.Clone(cg.Labels), source: source, gen: 1}
+	g := &guest{name: cg.Name, endpoint: cg.Endpoint, labels: maps.Clone(cg.Labels), source: source, gen: 1,
+		hideScreen: cg.HideScreenWhileHeld}
 	g.queue = newMutationQueue(cg.Name, b.metrics)
 	conn, err := guestconn.New(cg.Name, cg.Endpoint, b.connOptions(g))
 	if err != nil {

@@ -41,6 +41,7 @@ type session struct {
 	idle, ttl time.Duration
 	created   time.Time
 	bucket    *policy.Bucket
+	events    *eventLog
 
 	mu          sync.Mutex
 	state       brokerv1.SessionState
@@ -48,6 +49,11 @@ type session struct {
 	closedAt    time.Time
 	lastUsed    time.Time
 	defTarget   *agentv1.Target
+	// lastAction, lastActionAt and held are what the console shows: the last mutation's rpc and time, and
+	// what the session's input holds after its last Act.
+	lastAction   string
+	lastActionAt time.Time
+	held         []*agentv1.HeldInput
 }
 
 var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
@@ -145,6 +151,7 @@ func (b *Broker) CreateSession(ctx context.Context, r *brokerv1.CreateSessionReq
 		id: newSessionID(), guest: g, principal: c.Principal, label: r.GetLabel(), mode: mode,
 		idle: idle, ttl: ttl, created: now, lastUsed: now, state: brokerv1.SessionState_SESSION_STATE_OPEN,
 		bucket: policy.NewBucket(c.Principal.RatePerSecond, c.Principal.Burst),
+		events: newEventLog(),
 	}
 	b.mu.Lock()
 	if b.closed {
@@ -365,6 +372,9 @@ func (b *Broker) closeSessions(ctx context.Context, list []*session, reason brok
 		}
 		s.state, s.closeReason, s.closedAt = brokerv1.SessionState_SESSION_STATE_CLOSED, reason, b.now()
 		s.mu.Unlock()
+		s.events.add(&brokerv1.SessionEvent{Time: timestamppb.New(b.now()),
+			Kind: &brokerv1.SessionEvent_SessionClosing{SessionClosing: &brokerv1.SessionClosing{Reason: reason}}}, true)
+		s.guest.cancelHelp(s.id)
 		b.metrics.SessionsOpen(-1)
 		wg.Add(1)
 		go func() {
@@ -437,6 +447,7 @@ func (b *Broker) reap() {
 	}
 	b.mu.Unlock()
 	ctx := context.Background()
+	b.expireLeases()
 	b.closeSessions(ctx, expired, brokerv1.CloseReason_CLOSE_REASON_TTL_EXPIRED)
 	b.closeSessions(ctx, idle, brokerv1.CloseReason_CLOSE_REASON_IDLE_TIMEOUT)
 }

@@ -57,15 +57,18 @@ func usagef(cmd, format string, args ...any) error {
 
 // usages are the commands' usage lines, by command name (the first argument).
 var usages = map[string]string{
-	"guests":     usageGuests,
-	"sessions":   usageSessions,
-	"screenshot": usageScreenshot,
-	"act":        usageAct,
-	"windows":    usageWindows,
-	"cursor":     usageCursor,
-	"clipboard":  usageClipboard,
-	"control":    usageControl,
-	"audit":      usageAudit,
+	"guests":       usageGuests,
+	"sessions":     usageSessions,
+	"screenshot":   usageScreenshot,
+	"act":          usageAct,
+	"windows":      usageWindows,
+	"cursor":       usageCursor,
+	"clipboard":    usageClipboard,
+	"control":      usageControl,
+	"audit":        usageAudit,
+	"view":         usageView,
+	"help-request": usageHelp,
+	"events":       usageEvents,
 }
 
 // commandRun returns what a command does with the arguments after its name. It is a function rather than a
@@ -90,6 +93,14 @@ func commandRun(name string) func(r *runner, args []string) error {
 		return (*runner).control
 	case "audit":
 		return (*runner).audit
+	case "view":
+		return (*runner).view
+	case "help-request":
+		return (*runner).helpRequest
+	case "help-requests":
+		return (*runner).helpRequests
+	case "events":
+		return (*runner).events
 	}
 	return nil
 }

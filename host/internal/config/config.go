@@ -34,6 +34,9 @@ const (
 	DefaultRotateBytes = 64 << 20
 	// DefaultAuditKeyFile is the audit HMAC key's name inside the audit directory.
 	DefaultAuditKeyFile = "audit.key"
+	// DefaultControlIdleTimeout ends a control lease after 30 minutes without input from its holder: a person
+	// who walked away must not lock the agents out for good (the ControlService contract).
+	DefaultControlIdleTimeout = 30 * time.Minute
 )
 
 // Bounds of session timeouts in seconds (the SessionService contract).
@@ -66,6 +69,29 @@ type Config struct {
 	GuestCallTimeout Duration `json:"guest_call_timeout"`
 	// Sessions holds the defaults of new sessions.
 	Sessions Sessions `json:"sessions"`
+	// Control holds the control lease rules.
+	Control Control `json:"control"`
+	// Console is the web console (live view, takeover, help requests); off unless Listen is set.
+	Console Console `json:"console"`
+}
+
+// Control holds the control lease rules.
+type Control struct {
+	// IdleTimeout ends a lease after this long without its holder's input (1m..24h); empty:
+	// DefaultControlIdleTimeout.
+	IdleTimeout Duration `json:"idle_timeout"`
+}
+
+// Console configures the web console.
+type Console struct {
+	// Listen is host:port for the console's HTTP server. It must be a loopback address unless TLS is set.
+	Listen string `json:"listen"`
+	// TLS serves the console over HTTPS with the broker's tls.cert and tls.key (no client certificates: the
+	// console authenticates with its links' cookies), which allows a non-loopback Listen.
+	TLS bool `json:"tls"`
+	// PublicURL is the console's address as browsers reach it ("https://broker.example:7443"), used in links;
+	// empty: http(s)://Listen.
+	PublicURL string `json:"public_url"`
 }
 
 // TLS is the TCP listener's certificate and the CA its clients' certificates must chain to.
@@ -129,6 +155,9 @@ type Guest struct {
 	Name     string            `json:"name"`
 	Endpoint string            `json:"endpoint"`
 	Labels   map[string]string `json:"labels"`
+	// HideScreenWhileHeld refuses sessions' observations with CONTROL_HELD while a human holds the guest
+	// (credentials may be on the screen); the console still sees it.
+	HideScreenWhileHeld bool `json:"hide_screen_while_held"`
 }
 
 // Sessions are the defaults of new sessions.
@@ -220,6 +249,9 @@ func (c *Config) ApplyDefaults() {
 	}
 	if c.Sessions.TTL == 0 {
 		c.Sessions.TTL = Duration(DefaultTTL)
+	}
+	if c.Control.IdleTimeout == 0 {
+		c.Control.IdleTimeout = Duration(DefaultControlIdleTimeout)
 	}
 	if c.Audit.RotateBytes == 0 {
 		c.Audit.RotateBytes = DefaultRotateBytes

@@ -92,6 +92,25 @@ func (c *Config) Validate() error {
 			v.Addf("metrics_listen", "%q is not a loopback address (set metrics_allow_non_loopback)", host)
 		}
 	}
+	if t := time.Duration(c.Control.IdleTimeout); t < time.Minute || t > 24*time.Hour {
+		v.Addf("control.idle_timeout", "must be 1m..24h, got %s", t)
+	}
+	if l := c.Console.Listen; l != "" {
+		host, _, err := net.SplitHostPort(l)
+		ip := net.ParseIP(host)
+		switch {
+		case err != nil:
+			v.Addf("console.listen", "want host:port: %v", err)
+		case !c.Console.TLS && host != "localhost" && (ip == nil || !ip.IsLoopback()):
+			v.Addf("console.listen", "%q is not a loopback address (serve the console with console.tls)", host)
+		}
+	}
+	if c.Console.TLS && c.TLS == nil {
+		v.Addf("console.tls", "needs the broker's tls.cert and tls.key")
+	}
+	if u := c.Console.PublicURL; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		v.Addf("console.public_url", "must start with http:// or https://")
+	}
 	c.validatePrincipals(&v)
 	for i, b := range c.Policy.ConfirmButtons {
 		if !confirmableButtons[b] {

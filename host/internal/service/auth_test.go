@@ -39,7 +39,7 @@ func serve(t *testing.T, cfg *config.Config, tlsConf *tls.Config, l net.Listener
 	log := slog.New(slog.DiscardHandler)
 	opts := append(ServerOptions(log, nil, b), grpc.Creds(auth.NewCredentials(auth.NewDirectory(cfg.Principals), tlsConf, log)))
 	srv := grpc.NewServer(opts...)
-	Register(srv, b, nil)
+	Register(srv, b, nil, nil)
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Stop(); b.Close(context.Background()) })
 }

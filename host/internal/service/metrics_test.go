@@ -40,7 +40,7 @@ func TestMetricsGuestLabelOnlyKnownGuests(t *testing.T) {
 	var logged syncBuffer
 	log := slog.New(slog.NewJSONHandler(&logged, nil))
 	srv := grpc.NewServer(append(ServerOptions(log, m, b), grpc.Creds(auth.NewCredentials(auth.NewDirectory(cfg.Principals), nil, log)))...)
-	Register(srv, b, nil)
+	Register(srv, b, nil, nil)
 	dir := t.TempDir()
 	l, err := net.Listen("unix", filepath.Join(dir, "b.sock"))
 	if err != nil {

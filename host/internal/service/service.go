@@ -27,9 +27,12 @@ import (
 // MaxMessageBytes bounds every request and response (screenshots of large displays).
 const MaxMessageBytes = 32 << 20
 
-// Register registers the broker's services on s. audit may be nil (AuditService then answers UNAVAILABLE).
-func Register(s *grpc.Server, b *broker.Broker, audit AuditReader) {
+// Register registers the broker's services on s. audit may be nil (AuditService then answers UNAVAILABLE);
+// links may be nil (the console is not configured: CreateViewerLink answers FAILED_PRECONDITION).
+func Register(s *grpc.Server, b *broker.Broker, audit AuditReader, links LinkMinter) {
 	brokerv1.RegisterGuestServiceServer(s, &Guests{b: b})
+	brokerv1.RegisterHandoffServiceServer(s, &Handoff{b: b})
+	brokerv1.RegisterConsoleServiceServer(s, &Console{links: links})
 	brokerv1.RegisterSessionServiceServer(s, &Sessions{b: b})
 	brokerv1.RegisterComputerServiceServer(s, &Computer{b: b})
 	brokerv1.RegisterControlServiceServer(s, &Control{b: b})

@@ -125,6 +125,9 @@ func Start(t testing.TB, opts Options) *Agent {
 	return a
 }
 
+// Pid is the agent process's id (to read its CPU or memory from /proc).
+func (a *Agent) Pid() int { return a.cmd.Process.Pid }
+
 func (a *Agent) waitServing(t testing.TB) {
 	t.Helper()
 	conn := a.DialUnix(t)

@@ -60,6 +60,8 @@ type Broker struct {
 	KeyFile  string
 	// Log holds the broker's stderr.
 	Log *agenttest.SyncBuffer
+	// Pid is the broker process's id.
+	Pid int
 }
 
 // Start builds glovebox-broker, starts it with a config that lets this uid (principal "tester": every
@@ -111,6 +113,7 @@ func StartConfig(t testing.TB, a *agenttest.Agent, edit func(cfg map[string]any)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	b.Pid = cmd.Process.Pid
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {

@@ -325,8 +325,15 @@ func (x *ListWindowsResponse) GetWindows() []*Window {
 type WatchScreenRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Options *ScreenshotOptions     `protobuf:"bytes,1,opt,name=options,proto3" json:"options,omitempty"`
-	// Upper bound on frames per second, 1..30; 0 means 5.
-	MaxFps        int32 `protobuf:"varint,2,opt,name=max_fps,json=maxFps,proto3" json:"max_fps,omitempty"`
+	// Upper bound on frames per second, 1..60; 0 means 5.
+	MaxFps int32 `protobuf:"varint,2,opt,name=max_fps,json=maxFps,proto3" json:"max_fps,omitempty"`
+	// Send only what changed: after a first full frame, each response carries the damaged bands (full-width runs
+	// of 16-row bands) as tiles encoded with options' format and quality, instead of a whole frame. Needs no
+	// region, display or max_edge in options (the tiles are of the whole screen at scale 1).
+	Tiles bool `protobuf:"varint,3,opt,name=tiles,proto3" json:"tiles,omitempty"`
+	// Also report the pointer: each response carries its position, and the cursor's image when it changed; a
+	// pointer move alone (no damage) sends a response without image or tiles (polled at most 30 times a second).
+	Cursor        bool `protobuf:"varint,4,opt,name=cursor,proto3" json:"cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -375,13 +382,34 @@ func (x *WatchScreenRequest) GetMaxFps() int32 {
 	return 0
 }
 
+func (x *WatchScreenRequest) GetTiles() bool {
+	if x != nil {
+		return x.Tiles
+	}
+	return false
+}
+
+func (x *WatchScreenRequest) GetCursor() bool {
+	if x != nil {
+		return x.Cursor
+	}
+	return false
+}
+
 // WatchScreenResponse is one frame.
 type WatchScreenResponse struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Image    *Image                 `protobuf:"bytes,1,opt,name=image,proto3" json:"image,omitempty"`
 	FrameSeq uint64                 `protobuf:"varint,2,opt,name=frame_seq,json=frameSeq,proto3" json:"frame_seq,omitempty"`
 	// Capture time, Unix microseconds.
-	CapturedAtUs  int64 `protobuf:"varint,3,opt,name=captured_at_us,json=capturedAtUs,proto3" json:"captured_at_us,omitempty"`
+	CapturedAtUs int64 `protobuf:"varint,3,opt,name=captured_at_us,json=capturedAtUs,proto3" json:"captured_at_us,omitempty"`
+	// With tiles: the changed bands, to draw over the previous frame at their positions. Empty when only the
+	// cursor moved. The first response (and only it) carries image instead.
+	Tiles []*ScreenTile `protobuf:"bytes,4,rep,name=tiles,proto3" json:"tiles,omitempty"`
+	// With cursor: where the pointer is.
+	CursorPosition *Point `protobuf:"bytes,5,opt,name=cursor_position,json=cursorPosition,proto3" json:"cursor_position,omitempty"`
+	// With cursor: the cursor's image (PNG, with its hotspot), sent first and whenever the shape changes.
+	CursorShape   *CursorShape `protobuf:"bytes,6,opt,name=cursor_shape,json=cursorShape,proto3" json:"cursor_shape,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -437,6 +465,144 @@ func (x *WatchScreenResponse) GetCapturedAtUs() int64 {
 	return 0
 }
 
+func (x *WatchScreenResponse) GetTiles() []*ScreenTile {
+	if x != nil {
+		return x.Tiles
+	}
+	return nil
+}
+
+func (x *WatchScreenResponse) GetCursorPosition() *Point {
+	if x != nil {
+		return x.CursorPosition
+	}
+	return nil
+}
+
+func (x *WatchScreenResponse) GetCursorShape() *CursorShape {
+	if x != nil {
+		return x.CursorShape
+	}
+	return nil
+}
+
+// ScreenTile is a changed part of the screen.
+type ScreenTile struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Where it goes, in screen coordinates.
+	Rect          *Rect  `protobuf:"bytes,1,opt,name=rect,proto3" json:"rect,omitempty"`
+	Image         *Image `protobuf:"bytes,2,opt,name=image,proto3" json:"image,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScreenTile) Reset() {
+	*x = ScreenTile{}
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScreenTile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScreenTile) ProtoMessage() {}
+
+func (x *ScreenTile) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScreenTile.ProtoReflect.Descriptor instead.
+func (*ScreenTile) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ScreenTile) GetRect() *Rect {
+	if x != nil {
+		return x.Rect
+	}
+	return nil
+}
+
+func (x *ScreenTile) GetImage() *Image {
+	if x != nil {
+		return x.Image
+	}
+	return nil
+}
+
+// CursorShape is the pointer's image.
+type CursorShape struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// PNG with alpha.
+	Image *Image `protobuf:"bytes,1,opt,name=image,proto3" json:"image,omitempty"`
+	// The hotspot within the image.
+	HotX          int32 `protobuf:"varint,2,opt,name=hot_x,json=hotX,proto3" json:"hot_x,omitempty"`
+	HotY          int32 `protobuf:"varint,3,opt,name=hot_y,json=hotY,proto3" json:"hot_y,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CursorShape) Reset() {
+	*x = CursorShape{}
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CursorShape) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CursorShape) ProtoMessage() {}
+
+func (x *CursorShape) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CursorShape.ProtoReflect.Descriptor instead.
+func (*CursorShape) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CursorShape) GetImage() *Image {
+	if x != nil {
+		return x.Image
+	}
+	return nil
+}
+
+func (x *CursorShape) GetHotX() int32 {
+	if x != nil {
+		return x.HotX
+	}
+	return 0
+}
+
+func (x *CursorShape) GetHotY() int32 {
+	if x != nil {
+		return x.HotY
+	}
+	return 0
+}
+
 var File_glovebox_agent_v1_observe_proto protoreflect.FileDescriptor
 
 const file_glovebox_agent_v1_observe_proto_rawDesc = "" +
@@ -457,14 +623,27 @@ const file_glovebox_agent_v1_observe_proto_rawDesc = "" +
 	"\x12ListWindowsRequest\x12)\n" +
 	"\x10include_unmapped\x18\x01 \x01(\bR\x0fincludeUnmapped\"J\n" +
 	"\x13ListWindowsResponse\x123\n" +
-	"\awindows\x18\x01 \x03(\v2\x19.glovebox.agent.v1.WindowR\awindows\"m\n" +
+	"\awindows\x18\x01 \x03(\v2\x19.glovebox.agent.v1.WindowR\awindows\"\x9b\x01\n" +
 	"\x12WatchScreenRequest\x12>\n" +
 	"\aoptions\x18\x01 \x01(\v2$.glovebox.agent.v1.ScreenshotOptionsR\aoptions\x12\x17\n" +
-	"\amax_fps\x18\x02 \x01(\x05R\x06maxFps\"\x88\x01\n" +
+	"\amax_fps\x18\x02 \x01(\x05R\x06maxFps\x12\x14\n" +
+	"\x05tiles\x18\x03 \x01(\bR\x05tiles\x12\x16\n" +
+	"\x06cursor\x18\x04 \x01(\bR\x06cursor\"\xc3\x02\n" +
 	"\x13WatchScreenResponse\x12.\n" +
 	"\x05image\x18\x01 \x01(\v2\x18.glovebox.agent.v1.ImageR\x05image\x12\x1b\n" +
 	"\tframe_seq\x18\x02 \x01(\x04R\bframeSeq\x12$\n" +
-	"\x0ecaptured_at_us\x18\x03 \x01(\x03R\fcapturedAtUs2\xae\x03\n" +
+	"\x0ecaptured_at_us\x18\x03 \x01(\x03R\fcapturedAtUs\x123\n" +
+	"\x05tiles\x18\x04 \x03(\v2\x1d.glovebox.agent.v1.ScreenTileR\x05tiles\x12A\n" +
+	"\x0fcursor_position\x18\x05 \x01(\v2\x18.glovebox.agent.v1.PointR\x0ecursorPosition\x12A\n" +
+	"\fcursor_shape\x18\x06 \x01(\v2\x1e.glovebox.agent.v1.CursorShapeR\vcursorShape\"i\n" +
+	"\n" +
+	"ScreenTile\x12+\n" +
+	"\x04rect\x18\x01 \x01(\v2\x17.glovebox.agent.v1.RectR\x04rect\x12.\n" +
+	"\x05image\x18\x02 \x01(\v2\x18.glovebox.agent.v1.ImageR\x05image\"g\n" +
+	"\vCursorShape\x12.\n" +
+	"\x05image\x18\x01 \x01(\v2\x18.glovebox.agent.v1.ImageR\x05image\x12\x13\n" +
+	"\x05hot_x\x18\x02 \x01(\x05R\x04hotX\x12\x13\n" +
+	"\x05hot_y\x18\x03 \x01(\x05R\x04hotY2\xae\x03\n" +
 	"\x0eObserveService\x12n\n" +
 	"\x11CaptureScreenshot\x12+.glovebox.agent.v1.CaptureScreenshotRequest\x1a,.glovebox.agent.v1.CaptureScreenshotResponse\x12n\n" +
 	"\x11GetCursorPosition\x12+.glovebox.agent.v1.GetCursorPositionRequest\x1a,.glovebox.agent.v1.GetCursorPositionResponse\x12\\\n" +
@@ -483,7 +662,7 @@ func file_glovebox_agent_v1_observe_proto_rawDescGZIP() []byte {
 	return file_glovebox_agent_v1_observe_proto_rawDescData
 }
 
-var file_glovebox_agent_v1_observe_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_glovebox_agent_v1_observe_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_glovebox_agent_v1_observe_proto_goTypes = []any{
 	(*CaptureScreenshotRequest)(nil),  // 0: glovebox.agent.v1.CaptureScreenshotRequest
 	(*CaptureScreenshotResponse)(nil), // 1: glovebox.agent.v1.CaptureScreenshotResponse
@@ -493,31 +672,40 @@ var file_glovebox_agent_v1_observe_proto_goTypes = []any{
 	(*ListWindowsResponse)(nil),       // 5: glovebox.agent.v1.ListWindowsResponse
 	(*WatchScreenRequest)(nil),        // 6: glovebox.agent.v1.WatchScreenRequest
 	(*WatchScreenResponse)(nil),       // 7: glovebox.agent.v1.WatchScreenResponse
-	(*ScreenshotOptions)(nil),         // 8: glovebox.agent.v1.ScreenshotOptions
-	(*Image)(nil),                     // 9: glovebox.agent.v1.Image
-	(*Point)(nil),                     // 10: glovebox.agent.v1.Point
-	(*Window)(nil),                    // 11: glovebox.agent.v1.Window
+	(*ScreenTile)(nil),                // 8: glovebox.agent.v1.ScreenTile
+	(*CursorShape)(nil),               // 9: glovebox.agent.v1.CursorShape
+	(*ScreenshotOptions)(nil),         // 10: glovebox.agent.v1.ScreenshotOptions
+	(*Image)(nil),                     // 11: glovebox.agent.v1.Image
+	(*Point)(nil),                     // 12: glovebox.agent.v1.Point
+	(*Window)(nil),                    // 13: glovebox.agent.v1.Window
+	(*Rect)(nil),                      // 14: glovebox.agent.v1.Rect
 }
 var file_glovebox_agent_v1_observe_proto_depIdxs = []int32{
-	8,  // 0: glovebox.agent.v1.CaptureScreenshotRequest.options:type_name -> glovebox.agent.v1.ScreenshotOptions
-	9,  // 1: glovebox.agent.v1.CaptureScreenshotResponse.image:type_name -> glovebox.agent.v1.Image
-	10, // 2: glovebox.agent.v1.GetCursorPositionResponse.position:type_name -> glovebox.agent.v1.Point
-	11, // 3: glovebox.agent.v1.ListWindowsResponse.windows:type_name -> glovebox.agent.v1.Window
-	8,  // 4: glovebox.agent.v1.WatchScreenRequest.options:type_name -> glovebox.agent.v1.ScreenshotOptions
-	9,  // 5: glovebox.agent.v1.WatchScreenResponse.image:type_name -> glovebox.agent.v1.Image
-	0,  // 6: glovebox.agent.v1.ObserveService.CaptureScreenshot:input_type -> glovebox.agent.v1.CaptureScreenshotRequest
-	2,  // 7: glovebox.agent.v1.ObserveService.GetCursorPosition:input_type -> glovebox.agent.v1.GetCursorPositionRequest
-	4,  // 8: glovebox.agent.v1.ObserveService.ListWindows:input_type -> glovebox.agent.v1.ListWindowsRequest
-	6,  // 9: glovebox.agent.v1.ObserveService.WatchScreen:input_type -> glovebox.agent.v1.WatchScreenRequest
-	1,  // 10: glovebox.agent.v1.ObserveService.CaptureScreenshot:output_type -> glovebox.agent.v1.CaptureScreenshotResponse
-	3,  // 11: glovebox.agent.v1.ObserveService.GetCursorPosition:output_type -> glovebox.agent.v1.GetCursorPositionResponse
-	5,  // 12: glovebox.agent.v1.ObserveService.ListWindows:output_type -> glovebox.agent.v1.ListWindowsResponse
-	7,  // 13: glovebox.agent.v1.ObserveService.WatchScreen:output_type -> glovebox.agent.v1.WatchScreenResponse
-	10, // [10:14] is the sub-list for method output_type
-	6,  // [6:10] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	10, // 0: glovebox.agent.v1.CaptureScreenshotRequest.options:type_name -> glovebox.agent.v1.ScreenshotOptions
+	11, // 1: glovebox.agent.v1.CaptureScreenshotResponse.image:type_name -> glovebox.agent.v1.Image
+	12, // 2: glovebox.agent.v1.GetCursorPositionResponse.position:type_name -> glovebox.agent.v1.Point
+	13, // 3: glovebox.agent.v1.ListWindowsResponse.windows:type_name -> glovebox.agent.v1.Window
+	10, // 4: glovebox.agent.v1.WatchScreenRequest.options:type_name -> glovebox.agent.v1.ScreenshotOptions
+	11, // 5: glovebox.agent.v1.WatchScreenResponse.image:type_name -> glovebox.agent.v1.Image
+	8,  // 6: glovebox.agent.v1.WatchScreenResponse.tiles:type_name -> glovebox.agent.v1.ScreenTile
+	12, // 7: glovebox.agent.v1.WatchScreenResponse.cursor_position:type_name -> glovebox.agent.v1.Point
+	9,  // 8: glovebox.agent.v1.WatchScreenResponse.cursor_shape:type_name -> glovebox.agent.v1.CursorShape
+	14, // 9: glovebox.agent.v1.ScreenTile.rect:type_name -> glovebox.agent.v1.Rect
+	11, // 10: glovebox.agent.v1.ScreenTile.image:type_name -> glovebox.agent.v1.Image
+	11, // 11: glovebox.agent.v1.CursorShape.image:type_name -> glovebox.agent.v1.Image
+	0,  // 12: glovebox.agent.v1.ObserveService.CaptureScreenshot:input_type -> glovebox.agent.v1.CaptureScreenshotRequest
+	2,  // 13: glovebox.agent.v1.ObserveService.GetCursorPosition:input_type -> glovebox.agent.v1.GetCursorPositionRequest
+	4,  // 14: glovebox.agent.v1.ObserveService.ListWindows:input_type -> glovebox.agent.v1.ListWindowsRequest
+	6,  // 15: glovebox.agent.v1.ObserveService.WatchScreen:input_type -> glovebox.agent.v1.WatchScreenRequest
+	1,  // 16: glovebox.agent.v1.ObserveService.CaptureScreenshot:output_type -> glovebox.agent.v1.CaptureScreenshotResponse
+	3,  // 17: glovebox.agent.v1.ObserveService.GetCursorPosition:output_type -> glovebox.agent.v1.GetCursorPositionResponse
+	5,  // 18: glovebox.agent.v1.ObserveService.ListWindows:output_type -> glovebox.agent.v1.ListWindowsResponse
+	7,  // 19: glovebox.agent.v1.ObserveService.WatchScreen:output_type -> glovebox.agent.v1.WatchScreenResponse
+	16, // [16:20] is the sub-list for method output_type
+	12, // [12:16] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_observe_proto_init() }
@@ -532,7 +720,7 @@ func file_glovebox_agent_v1_observe_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_agent_v1_observe_proto_rawDesc), len(file_glovebox_agent_v1_observe_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

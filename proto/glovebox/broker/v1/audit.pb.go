@@ -80,6 +80,59 @@ func (AuditPhase) EnumDescriptor() ([]byte, []int) {
 	return file_glovebox_broker_v1_audit_proto_rawDescGZIP(), []int{0}
 }
 
+// AuditSource says who a record's request came from.
+type AuditSource int32
+
+const (
+	// A session's request, or a principal's gRPC call (left unset so those records keep their bytes).
+	AuditSource_AUDIT_SOURCE_UNSPECIFIED AuditSource = 0
+	// A person's input or action through the console (session_id is empty; principal is the person).
+	AuditSource_AUDIT_SOURCE_HUMAN AuditSource = 1
+	// The broker on its own (a control lease that timed out).
+	AuditSource_AUDIT_SOURCE_BROKER AuditSource = 2
+)
+
+// Enum value maps for AuditSource.
+var (
+	AuditSource_name = map[int32]string{
+		0: "AUDIT_SOURCE_UNSPECIFIED",
+		1: "AUDIT_SOURCE_HUMAN",
+		2: "AUDIT_SOURCE_BROKER",
+	}
+	AuditSource_value = map[string]int32{
+		"AUDIT_SOURCE_UNSPECIFIED": 0,
+		"AUDIT_SOURCE_HUMAN":       1,
+		"AUDIT_SOURCE_BROKER":      2,
+	}
+)
+
+func (x AuditSource) Enum() *AuditSource {
+	p := new(AuditSource)
+	*p = x
+	return p
+}
+
+func (x AuditSource) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (AuditSource) Descriptor() protoreflect.EnumDescriptor {
+	return file_glovebox_broker_v1_audit_proto_enumTypes[1].Descriptor()
+}
+
+func (AuditSource) Type() protoreflect.EnumType {
+	return &file_glovebox_broker_v1_audit_proto_enumTypes[1]
+}
+
+func (x AuditSource) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use AuditSource.Descriptor instead.
+func (AuditSource) EnumDescriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_audit_proto_rawDescGZIP(), []int{1}
+}
+
 // AuditRecord is one line of the audit log (protojson). Text-like values (typed, pasted, filled and clipboard
 // text) never appear: each is replaced by {"length": N, "hmac_sha256": "<hex>"} keyed with the broker's audit
 // key; image bytes are dropped.
@@ -109,7 +162,10 @@ type AuditRecord struct {
 	// Hex SHA-256 of the previous record of this guest ("" for seq 1). The chain continues across file rotation.
 	PrevHash string `protobuf:"bytes,14,opt,name=prev_hash,json=prevHash,proto3" json:"prev_hash,omitempty"`
 	// Hex SHA-256 over prev_hash and this record with hash empty, deterministically marshalled (binary protobuf).
-	Hash          string `protobuf:"bytes,15,opt,name=hash,proto3" json:"hash,omitempty"`
+	Hash string `protobuf:"bytes,15,opt,name=hash,proto3" json:"hash,omitempty"`
+	// Who acted: unset for a session's request or a principal's gRPC call; HUMAN for a person through the
+	// console; BROKER for the broker on its own.
+	Source        AuditSource `protobuf:"varint,20,opt,name=source,proto3,enum=glovebox.broker.v1.AuditSource" json:"source,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -247,6 +303,13 @@ func (x *AuditRecord) GetHash() string {
 		return x.Hash
 	}
 	return ""
+}
+
+func (x *AuditRecord) GetSource() AuditSource {
+	if x != nil {
+		return x.Source
+	}
+	return AuditSource_AUDIT_SOURCE_UNSPECIFIED
 }
 
 // ListAuditRecordsRequest filters and pages.
@@ -494,7 +557,7 @@ var File_glovebox_broker_v1_audit_proto protoreflect.FileDescriptor
 
 const file_glovebox_broker_v1_audit_proto_rawDesc = "" +
 	"\n" +
-	"\x1eglovebox/broker/v1/audit.proto\x12\x12glovebox.broker.v1\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xed\x03\n" +
+	"\x1eglovebox/broker/v1/audit.proto\x12\x12glovebox.broker.v1\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa6\x04\n" +
 	"\vAuditRecord\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x14\n" +
 	"\x05guest\x18\x02 \x01(\tR\x05guest\x12.\n" +
@@ -514,7 +577,8 @@ const file_glovebox_broker_v1_audit_proto_rawDesc = "" +
 	"\vduration_us\x18\r \x01(\x03R\n" +
 	"durationUs\x12\x1b\n" +
 	"\tprev_hash\x18\x0e \x01(\tR\bprevHash\x12\x12\n" +
-	"\x04hash\x18\x0f \x01(\tR\x04hash\"\xbc\x01\n" +
+	"\x04hash\x18\x0f \x01(\tR\x04hash\x127\n" +
+	"\x06source\x18\x14 \x01(\x0e2\x1f.glovebox.broker.v1.AuditSourceR\x06source\"\xbc\x01\n" +
 	"\x17ListAuditRecordsRequest\x12\x14\n" +
 	"\x05guest\x18\x01 \x01(\tR\x05guest\x12\x1d\n" +
 	"\n" +
@@ -537,7 +601,11 @@ const file_glovebox_broker_v1_audit_proto_rawDesc = "" +
 	"\x17AUDIT_PHASE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12AUDIT_PHASE_INTENT\x10\x01\x12\x17\n" +
 	"\x13AUDIT_PHASE_OUTCOME\x10\x02\x12\x18\n" +
-	"\x14AUDIT_PHASE_COMPLETE\x10\x032\xf1\x01\n" +
+	"\x14AUDIT_PHASE_COMPLETE\x10\x03*\\\n" +
+	"\vAuditSource\x12\x1c\n" +
+	"\x18AUDIT_SOURCE_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12AUDIT_SOURCE_HUMAN\x10\x01\x12\x17\n" +
+	"\x13AUDIT_SOURCE_BROKER\x10\x022\xf1\x01\n" +
 	"\fAuditService\x12m\n" +
 	"\x10ListAuditRecords\x12+.glovebox.broker.v1.ListAuditRecordsRequest\x1a,.glovebox.broker.v1.ListAuditRecordsResponse\x12r\n" +
 	"\x11WatchAuditRecords\x12,.glovebox.broker.v1.WatchAuditRecordsRequest\x1a-.glovebox.broker.v1.WatchAuditRecordsResponse0\x01B0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
@@ -554,35 +622,37 @@ func file_glovebox_broker_v1_audit_proto_rawDescGZIP() []byte {
 	return file_glovebox_broker_v1_audit_proto_rawDescData
 }
 
-var file_glovebox_broker_v1_audit_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_glovebox_broker_v1_audit_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
 var file_glovebox_broker_v1_audit_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_glovebox_broker_v1_audit_proto_goTypes = []any{
 	(AuditPhase)(0),                   // 0: glovebox.broker.v1.AuditPhase
-	(*AuditRecord)(nil),               // 1: glovebox.broker.v1.AuditRecord
-	(*ListAuditRecordsRequest)(nil),   // 2: glovebox.broker.v1.ListAuditRecordsRequest
-	(*ListAuditRecordsResponse)(nil),  // 3: glovebox.broker.v1.ListAuditRecordsResponse
-	(*WatchAuditRecordsRequest)(nil),  // 4: glovebox.broker.v1.WatchAuditRecordsRequest
-	(*WatchAuditRecordsResponse)(nil), // 5: glovebox.broker.v1.WatchAuditRecordsResponse
-	(*timestamppb.Timestamp)(nil),     // 6: google.protobuf.Timestamp
-	(*v1.FrozenTarget)(nil),           // 7: glovebox.agent.v1.FrozenTarget
-	(*structpb.Struct)(nil),           // 8: google.protobuf.Struct
+	(AuditSource)(0),                  // 1: glovebox.broker.v1.AuditSource
+	(*AuditRecord)(nil),               // 2: glovebox.broker.v1.AuditRecord
+	(*ListAuditRecordsRequest)(nil),   // 3: glovebox.broker.v1.ListAuditRecordsRequest
+	(*ListAuditRecordsResponse)(nil),  // 4: glovebox.broker.v1.ListAuditRecordsResponse
+	(*WatchAuditRecordsRequest)(nil),  // 5: glovebox.broker.v1.WatchAuditRecordsRequest
+	(*WatchAuditRecordsResponse)(nil), // 6: glovebox.broker.v1.WatchAuditRecordsResponse
+	(*timestamppb.Timestamp)(nil),     // 7: google.protobuf.Timestamp
+	(*v1.FrozenTarget)(nil),           // 8: glovebox.agent.v1.FrozenTarget
+	(*structpb.Struct)(nil),           // 9: google.protobuf.Struct
 }
 var file_glovebox_broker_v1_audit_proto_depIdxs = []int32{
-	6, // 0: glovebox.broker.v1.AuditRecord.time:type_name -> google.protobuf.Timestamp
+	7, // 0: glovebox.broker.v1.AuditRecord.time:type_name -> google.protobuf.Timestamp
 	0, // 1: glovebox.broker.v1.AuditRecord.phase:type_name -> glovebox.broker.v1.AuditPhase
-	7, // 2: glovebox.broker.v1.AuditRecord.target:type_name -> glovebox.agent.v1.FrozenTarget
-	8, // 3: glovebox.broker.v1.AuditRecord.args:type_name -> google.protobuf.Struct
-	1, // 4: glovebox.broker.v1.ListAuditRecordsResponse.records:type_name -> glovebox.broker.v1.AuditRecord
-	1, // 5: glovebox.broker.v1.WatchAuditRecordsResponse.record:type_name -> glovebox.broker.v1.AuditRecord
-	2, // 6: glovebox.broker.v1.AuditService.ListAuditRecords:input_type -> glovebox.broker.v1.ListAuditRecordsRequest
-	4, // 7: glovebox.broker.v1.AuditService.WatchAuditRecords:input_type -> glovebox.broker.v1.WatchAuditRecordsRequest
-	3, // 8: glovebox.broker.v1.AuditService.ListAuditRecords:output_type -> glovebox.broker.v1.ListAuditRecordsResponse
-	5, // 9: glovebox.broker.v1.AuditService.WatchAuditRecords:output_type -> glovebox.broker.v1.WatchAuditRecordsResponse
-	8, // [8:10] is the sub-list for method output_type
-	6, // [6:8] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	8, // 2: glovebox.broker.v1.AuditRecord.target:type_name -> glovebox.agent.v1.FrozenTarget
+	9, // 3: glovebox.broker.v1.AuditRecord.args:type_name -> google.protobuf.Struct
+	1, // 4: glovebox.broker.v1.AuditRecord.source:type_name -> glovebox.broker.v1.AuditSource
+	2, // 5: glovebox.broker.v1.ListAuditRecordsResponse.records:type_name -> glovebox.broker.v1.AuditRecord
+	2, // 6: glovebox.broker.v1.WatchAuditRecordsResponse.record:type_name -> glovebox.broker.v1.AuditRecord
+	3, // 7: glovebox.broker.v1.AuditService.ListAuditRecords:input_type -> glovebox.broker.v1.ListAuditRecordsRequest
+	5, // 8: glovebox.broker.v1.AuditService.WatchAuditRecords:input_type -> glovebox.broker.v1.WatchAuditRecordsRequest
+	4, // 9: glovebox.broker.v1.AuditService.ListAuditRecords:output_type -> glovebox.broker.v1.ListAuditRecordsResponse
+	6, // 10: glovebox.broker.v1.AuditService.WatchAuditRecords:output_type -> glovebox.broker.v1.WatchAuditRecordsResponse
+	9, // [9:11] is the sub-list for method output_type
+	7, // [7:9] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_broker_v1_audit_proto_init() }
@@ -595,7 +665,7 @@ func file_glovebox_broker_v1_audit_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_broker_v1_audit_proto_rawDesc), len(file_glovebox_broker_v1_audit_proto_rawDesc)),
-			NumEnums:      1,
+			NumEnums:      2,
 			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,

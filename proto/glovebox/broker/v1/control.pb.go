@@ -32,7 +32,11 @@ type ControlLease struct {
 	Reason     string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
 	AcquiredAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=acquired_at,json=acquiredAt,proto3" json:"acquired_at,omitempty"`
 	// Guest generation while held.
-	Generation    uint64 `protobuf:"varint,5,opt,name=generation,proto3" json:"generation,omitempty"`
+	Generation uint64 `protobuf:"varint,5,opt,name=generation,proto3" json:"generation,omitempty"`
+	// The holder's last input through the console (or the acquisition); the idle timeout counts from here.
+	LastInputAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=last_input_at,json=lastInputAt,proto3" json:"last_input_at,omitempty"`
+	// Help requests this lease was taken for (AcquireControl help_id).
+	HelpIds       []string `protobuf:"bytes,7,rep,name=help_ids,json=helpIds,proto3" json:"help_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -102,11 +106,28 @@ func (x *ControlLease) GetGeneration() uint64 {
 	return 0
 }
 
+func (x *ControlLease) GetLastInputAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastInputAt
+	}
+	return nil
+}
+
+func (x *ControlLease) GetHelpIds() []string {
+	if x != nil {
+		return x.HelpIds
+	}
+	return nil
+}
+
 // AcquireControlRequest names the guest.
 type AcquireControlRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Guest         string                 `protobuf:"bytes,1,opt,name=guest,proto3" json:"guest,omitempty"`
-	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Guest  string                 `protobuf:"bytes,1,opt,name=guest,proto3" json:"guest,omitempty"`
+	Reason string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Optional: a pending help request of this guest the person takes control for; it becomes TAKEN and its
+	// session gets a HelpTaken event. NOT_FOUND when no such pending request exists.
+	HelpId        string `protobuf:"bytes,3,opt,name=help_id,json=helpId,proto3" json:"help_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -151,6 +172,13 @@ func (x *AcquireControlRequest) GetGuest() string {
 func (x *AcquireControlRequest) GetReason() string {
 	if x != nil {
 		return x.Reason
+	}
+	return ""
+}
+
+func (x *AcquireControlRequest) GetHelpId() string {
+	if x != nil {
+		return x.HelpId
 	}
 	return ""
 }
@@ -202,8 +230,11 @@ func (x *AcquireControlResponse) GetLease() *ControlLease {
 
 // ReleaseControlRequest names the guest.
 type ReleaseControlRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Guest         string                 `protobuf:"bytes,1,opt,name=guest,proto3" json:"guest,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Guest string                 `protobuf:"bytes,1,opt,name=guest,proto3" json:"guest,omitempty"`
+	// Optional note back to the sessions whose help requests this lease was taken for (HelpAnswered), at most
+	// 1024 bytes of UTF-8.
+	Note          string `protobuf:"bytes,2,opt,name=note,proto3" json:"note,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -241,6 +272,13 @@ func (*ReleaseControlRequest) Descriptor() ([]byte, []int) {
 func (x *ReleaseControlRequest) GetGuest() string {
 	if x != nil {
 		return x.Guest
+	}
+	return ""
+}
+
+func (x *ReleaseControlRequest) GetNote() string {
+	if x != nil {
+		return x.Note
 	}
 	return ""
 }
@@ -401,7 +439,7 @@ var File_glovebox_broker_v1_control_proto protoreflect.FileDescriptor
 
 const file_glovebox_broker_v1_control_proto_rawDesc = "" +
 	"\n" +
-	" glovebox/broker/v1/control.proto\x12\x12glovebox.broker.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb1\x01\n" +
+	" glovebox/broker/v1/control.proto\x12\x12glovebox.broker.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8c\x02\n" +
 	"\fControlLease\x12\x14\n" +
 	"\x05guest\x18\x01 \x01(\tR\x05guest\x12\x16\n" +
 	"\x06holder\x18\x02 \x01(\tR\x06holder\x12\x16\n" +
@@ -410,14 +448,18 @@ const file_glovebox_broker_v1_control_proto_rawDesc = "" +
 	"acquiredAt\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x05 \x01(\x04R\n" +
-	"generation\"E\n" +
+	"generation\x12>\n" +
+	"\rlast_input_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\vlastInputAt\x12\x19\n" +
+	"\bhelp_ids\x18\a \x03(\tR\ahelpIds\"^\n" +
 	"\x15AcquireControlRequest\x12\x14\n" +
 	"\x05guest\x18\x01 \x01(\tR\x05guest\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"P\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x17\n" +
+	"\ahelp_id\x18\x03 \x01(\tR\x06helpId\"P\n" +
 	"\x16AcquireControlResponse\x126\n" +
-	"\x05lease\x18\x01 \x01(\v2 .glovebox.broker.v1.ControlLeaseR\x05lease\"-\n" +
+	"\x05lease\x18\x01 \x01(\v2 .glovebox.broker.v1.ControlLeaseR\x05lease\"A\n" +
 	"\x15ReleaseControlRequest\x12\x14\n" +
-	"\x05guest\x18\x01 \x01(\tR\x05guest\"8\n" +
+	"\x05guest\x18\x01 \x01(\tR\x05guest\x12\x12\n" +
+	"\x04note\x18\x02 \x01(\tR\x04note\"8\n" +
 	"\x16ReleaseControlResponse\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x04R\n" +
@@ -461,19 +503,20 @@ var file_glovebox_broker_v1_control_proto_goTypes = []any{
 }
 var file_glovebox_broker_v1_control_proto_depIdxs = []int32{
 	7, // 0: glovebox.broker.v1.ControlLease.acquired_at:type_name -> google.protobuf.Timestamp
-	0, // 1: glovebox.broker.v1.AcquireControlResponse.lease:type_name -> glovebox.broker.v1.ControlLease
-	0, // 2: glovebox.broker.v1.GetControlResponse.lease:type_name -> glovebox.broker.v1.ControlLease
-	1, // 3: glovebox.broker.v1.ControlService.AcquireControl:input_type -> glovebox.broker.v1.AcquireControlRequest
-	3, // 4: glovebox.broker.v1.ControlService.ReleaseControl:input_type -> glovebox.broker.v1.ReleaseControlRequest
-	5, // 5: glovebox.broker.v1.ControlService.GetControl:input_type -> glovebox.broker.v1.GetControlRequest
-	2, // 6: glovebox.broker.v1.ControlService.AcquireControl:output_type -> glovebox.broker.v1.AcquireControlResponse
-	4, // 7: glovebox.broker.v1.ControlService.ReleaseControl:output_type -> glovebox.broker.v1.ReleaseControlResponse
-	6, // 8: glovebox.broker.v1.ControlService.GetControl:output_type -> glovebox.broker.v1.GetControlResponse
-	6, // [6:9] is the sub-list for method output_type
-	3, // [3:6] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	7, // 1: glovebox.broker.v1.ControlLease.last_input_at:type_name -> google.protobuf.Timestamp
+	0, // 2: glovebox.broker.v1.AcquireControlResponse.lease:type_name -> glovebox.broker.v1.ControlLease
+	0, // 3: glovebox.broker.v1.GetControlResponse.lease:type_name -> glovebox.broker.v1.ControlLease
+	1, // 4: glovebox.broker.v1.ControlService.AcquireControl:input_type -> glovebox.broker.v1.AcquireControlRequest
+	3, // 5: glovebox.broker.v1.ControlService.ReleaseControl:input_type -> glovebox.broker.v1.ReleaseControlRequest
+	5, // 6: glovebox.broker.v1.ControlService.GetControl:input_type -> glovebox.broker.v1.GetControlRequest
+	2, // 7: glovebox.broker.v1.ControlService.AcquireControl:output_type -> glovebox.broker.v1.AcquireControlResponse
+	4, // 8: glovebox.broker.v1.ControlService.ReleaseControl:output_type -> glovebox.broker.v1.ReleaseControlResponse
+	6, // 9: glovebox.broker.v1.ControlService.GetControl:output_type -> glovebox.broker.v1.GetControlResponse
+	7, // [7:10] is the sub-list for method output_type
+	4, // [4:7] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_broker_v1_control_proto_init() }

@@ -36,8 +36,10 @@ type ControlServiceClient interface {
 	// the broker's policy. Taking control a holder already has is allowed (the reason is updated). Errors:
 	// NOT_FOUND, POLICY_DENIED, CONTROL_HELD (another holder has it).
 	AcquireControl(ctx context.Context, in *AcquireControlRequest, opts ...grpc.CallOption) (*AcquireControlResponse, error)
-	// ReleaseControl gives control back to sessions and bumps the generation. Only the holder (or an admin) may
-	// release. Errors: NOT_FOUND, CONTROL_NOT_HELD (nobody holds it), POLICY_DENIED.
+	// ReleaseControl gives control back to sessions and bumps the generation. Only the holder (or an admin, whose
+	// release of another's lease is audited as forced) may release. Every open session of the guest gets a
+	// ControlReleased event with the new generation. Errors: NOT_FOUND, INVALID_ARGUMENT (note), CONTROL_NOT_HELD
+	// (nobody holds it), POLICY_DENIED.
 	ReleaseControl(ctx context.Context, in *ReleaseControlRequest, opts ...grpc.CallOption) (*ReleaseControlResponse, error)
 	// GetControl says whether control is held and by whom.
 	GetControl(ctx context.Context, in *GetControlRequest, opts ...grpc.CallOption) (*GetControlResponse, error)
@@ -93,8 +95,10 @@ type ControlServiceServer interface {
 	// the broker's policy. Taking control a holder already has is allowed (the reason is updated). Errors:
 	// NOT_FOUND, POLICY_DENIED, CONTROL_HELD (another holder has it).
 	AcquireControl(context.Context, *AcquireControlRequest) (*AcquireControlResponse, error)
-	// ReleaseControl gives control back to sessions and bumps the generation. Only the holder (or an admin) may
-	// release. Errors: NOT_FOUND, CONTROL_NOT_HELD (nobody holds it), POLICY_DENIED.
+	// ReleaseControl gives control back to sessions and bumps the generation. Only the holder (or an admin, whose
+	// release of another's lease is audited as forced) may release. Every open session of the guest gets a
+	// ControlReleased event with the new generation. Errors: NOT_FOUND, INVALID_ARGUMENT (note), CONTROL_NOT_HELD
+	// (nobody holds it), POLICY_DENIED.
 	ReleaseControl(context.Context, *ReleaseControlRequest) (*ReleaseControlResponse, error)
 	// GetControl says whether control is held and by whom.
 	GetControl(context.Context, *GetControlRequest) (*GetControlResponse, error)

@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from glovebox.agent.v1 import common_pb2 as glovebox_dot_agent_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fglovebox/agent/v1/observe.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"Z\n\x18\x43\x61ptureScreenshotRequest\x12>\n\x07options\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.ScreenshotOptionsR\x07options\"\x86\x01\n\x19\x43\x61ptureScreenshotResponse\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\x12\x1c\n\tunchanged\x18\x02 \x01(\x08R\tunchanged\x12\x1b\n\tframe_seq\x18\x03 \x01(\x04R\x08\x66rameSeq\"\x1a\n\x18GetCursorPositionRequest\"\x8d\x01\n\x19GetCursorPositionResponse\x12\x34\n\x08position\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x08position\x12\x1b\n\twindow_id\x18\x02 \x01(\rR\x08windowId\x12\x1d\n\ndisplay_id\x18\x03 \x01(\tR\tdisplayId\"?\n\x12ListWindowsRequest\x12)\n\x10include_unmapped\x18\x01 \x01(\x08R\x0fincludeUnmapped\"J\n\x13ListWindowsResponse\x12\x33\n\x07windows\x18\x01 \x03(\x0b\x32\x19.glovebox.agent.v1.WindowR\x07windows\"m\n\x12WatchScreenRequest\x12>\n\x07options\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.ScreenshotOptionsR\x07options\x12\x17\n\x07max_fps\x18\x02 \x01(\x05R\x06maxFps\"\x88\x01\n\x13WatchScreenResponse\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\x12\x1b\n\tframe_seq\x18\x02 \x01(\x04R\x08\x66rameSeq\x12$\n\x0e\x63\x61ptured_at_us\x18\x03 \x01(\x03R\x0c\x63\x61pturedAtUs2\xae\x03\n\x0eObserveService\x12n\n\x11\x43\x61ptureScreenshot\x12+.glovebox.agent.v1.CaptureScreenshotRequest\x1a,.glovebox.agent.v1.CaptureScreenshotResponse\x12n\n\x11GetCursorPosition\x12+.glovebox.agent.v1.GetCursorPositionRequest\x1a,.glovebox.agent.v1.GetCursorPositionResponse\x12\\\n\x0bListWindows\x12%.glovebox.agent.v1.ListWindowsRequest\x1a&.glovebox.agent.v1.ListWindowsResponse\x12^\n\x0bWatchScreen\x12%.glovebox.agent.v1.WatchScreenRequest\x1a&.glovebox.agent.v1.WatchScreenResponse0\x01\x42.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fglovebox/agent/v1/observe.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"Z\n\x18\x43\x61ptureScreenshotRequest\x12>\n\x07options\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.ScreenshotOptionsR\x07options\"\x86\x01\n\x19\x43\x61ptureScreenshotResponse\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\x12\x1c\n\tunchanged\x18\x02 \x01(\x08R\tunchanged\x12\x1b\n\tframe_seq\x18\x03 \x01(\x04R\x08\x66rameSeq\"\x1a\n\x18GetCursorPositionRequest\"\x8d\x01\n\x19GetCursorPositionResponse\x12\x34\n\x08position\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x08position\x12\x1b\n\twindow_id\x18\x02 \x01(\rR\x08windowId\x12\x1d\n\ndisplay_id\x18\x03 \x01(\tR\tdisplayId\"?\n\x12ListWindowsRequest\x12)\n\x10include_unmapped\x18\x01 \x01(\x08R\x0fincludeUnmapped\"J\n\x13ListWindowsResponse\x12\x33\n\x07windows\x18\x01 \x03(\x0b\x32\x19.glovebox.agent.v1.WindowR\x07windows\"\x9b\x01\n\x12WatchScreenRequest\x12>\n\x07options\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.ScreenshotOptionsR\x07options\x12\x17\n\x07max_fps\x18\x02 \x01(\x05R\x06maxFps\x12\x14\n\x05tiles\x18\x03 \x01(\x08R\x05tiles\x12\x16\n\x06\x63ursor\x18\x04 \x01(\x08R\x06\x63ursor\"\xc3\x02\n\x13WatchScreenResponse\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\x12\x1b\n\tframe_seq\x18\x02 \x01(\x04R\x08\x66rameSeq\x12$\n\x0e\x63\x61ptured_at_us\x18\x03 \x01(\x03R\x0c\x63\x61pturedAtUs\x12\x33\n\x05tiles\x18\x04 \x03(\x0b\x32\x1d.glovebox.agent.v1.ScreenTileR\x05tiles\x12\x41\n\x0f\x63ursor_position\x18\x05 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x0e\x63ursorPosition\x12\x41\n\x0c\x63ursor_shape\x18\x06 \x01(\x0b\x32\x1e.glovebox.agent.v1.CursorShapeR\x0b\x63ursorShape\"i\n\nScreenTile\x12+\n\x04rect\x18\x01 \x01(\x0b\x32\x17.glovebox.agent.v1.RectR\x04rect\x12.\n\x05image\x18\x02 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\"g\n\x0b\x43ursorShape\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\x12\x13\n\x05hot_x\x18\x02 \x01(\x05R\x04hotX\x12\x13\n\x05hot_y\x18\x03 \x01(\x05R\x04hotY2\xae\x03\n\x0eObserveService\x12n\n\x11\x43\x61ptureScreenshot\x12+.glovebox.agent.v1.CaptureScreenshotRequest\x1a,.glovebox.agent.v1.CaptureScreenshotResponse\x12n\n\x11GetCursorPosition\x12+.glovebox.agent.v1.GetCursorPositionRequest\x1a,.glovebox.agent.v1.GetCursorPositionResponse\x12\\\n\x0bListWindows\x12%.glovebox.agent.v1.ListWindowsRequest\x1a&.glovebox.agent.v1.ListWindowsResponse\x12^\n\x0bWatchScreen\x12%.glovebox.agent.v1.WatchScreenRequest\x1a&.glovebox.agent.v1.WatchScreenResponse0\x01\x42.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'glovebox.agent.v1.observe_pb2', globals())
@@ -34,10 +34,14 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _LISTWINDOWSREQUEST._serialized_end=550
   _LISTWINDOWSRESPONSE._serialized_start=552
   _LISTWINDOWSRESPONSE._serialized_end=626
-  _WATCHSCREENREQUEST._serialized_start=628
-  _WATCHSCREENREQUEST._serialized_end=737
-  _WATCHSCREENRESPONSE._serialized_start=740
-  _WATCHSCREENRESPONSE._serialized_end=876
-  _OBSERVESERVICE._serialized_start=879
-  _OBSERVESERVICE._serialized_end=1309
+  _WATCHSCREENREQUEST._serialized_start=629
+  _WATCHSCREENREQUEST._serialized_end=784
+  _WATCHSCREENRESPONSE._serialized_start=787
+  _WATCHSCREENRESPONSE._serialized_end=1110
+  _SCREENTILE._serialized_start=1112
+  _SCREENTILE._serialized_end=1217
+  _CURSORSHAPE._serialized_start=1219
+  _CURSORSHAPE._serialized_end=1322
+  _OBSERVESERVICE._serialized_start=1325
+  _OBSERVESERVICE._serialized_end=1755
 # @@protoc_insertion_point(module_scope)

@@ -22,6 +22,16 @@ class CaptureScreenshotResponse(_message.Message):
     unchanged: bool
     def __init__(self, image: _Optional[_Union[_common_pb2.Image, _Mapping]] = ..., unchanged: bool = ..., frame_seq: _Optional[int] = ...) -> None: ...
 
+class CursorShape(_message.Message):
+    __slots__ = ["hot_x", "hot_y", "image"]
+    HOT_X_FIELD_NUMBER: _ClassVar[int]
+    HOT_Y_FIELD_NUMBER: _ClassVar[int]
+    IMAGE_FIELD_NUMBER: _ClassVar[int]
+    hot_x: int
+    hot_y: int
+    image: _common_pb2.Image
+    def __init__(self, image: _Optional[_Union[_common_pb2.Image, _Mapping]] = ..., hot_x: _Optional[int] = ..., hot_y: _Optional[int] = ...) -> None: ...
+
 class GetCursorPositionRequest(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
@@ -48,20 +58,38 @@ class ListWindowsResponse(_message.Message):
     windows: _containers.RepeatedCompositeFieldContainer[_common_pb2.Window]
     def __init__(self, windows: _Optional[_Iterable[_Union[_common_pb2.Window, _Mapping]]] = ...) -> None: ...
 
+class ScreenTile(_message.Message):
+    __slots__ = ["image", "rect"]
+    IMAGE_FIELD_NUMBER: _ClassVar[int]
+    RECT_FIELD_NUMBER: _ClassVar[int]
+    image: _common_pb2.Image
+    rect: _common_pb2.Rect
+    def __init__(self, rect: _Optional[_Union[_common_pb2.Rect, _Mapping]] = ..., image: _Optional[_Union[_common_pb2.Image, _Mapping]] = ...) -> None: ...
+
 class WatchScreenRequest(_message.Message):
-    __slots__ = ["max_fps", "options"]
+    __slots__ = ["cursor", "max_fps", "options", "tiles"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
     MAX_FPS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    TILES_FIELD_NUMBER: _ClassVar[int]
+    cursor: bool
     max_fps: int
     options: _common_pb2.ScreenshotOptions
-    def __init__(self, options: _Optional[_Union[_common_pb2.ScreenshotOptions, _Mapping]] = ..., max_fps: _Optional[int] = ...) -> None: ...
+    tiles: bool
+    def __init__(self, options: _Optional[_Union[_common_pb2.ScreenshotOptions, _Mapping]] = ..., max_fps: _Optional[int] = ..., tiles: bool = ..., cursor: bool = ...) -> None: ...
 
 class WatchScreenResponse(_message.Message):
-    __slots__ = ["captured_at_us", "frame_seq", "image"]
+    __slots__ = ["captured_at_us", "cursor_position", "cursor_shape", "frame_seq", "image", "tiles"]
     CAPTURED_AT_US_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_POSITION_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_SHAPE_FIELD_NUMBER: _ClassVar[int]
     FRAME_SEQ_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
+    TILES_FIELD_NUMBER: _ClassVar[int]
     captured_at_us: int
+    cursor_position: _common_pb2.Point
+    cursor_shape: CursorShape
     frame_seq: int
     image: _common_pb2.Image
-    def __init__(self, image: _Optional[_Union[_common_pb2.Image, _Mapping]] = ..., frame_seq: _Optional[int] = ..., captured_at_us: _Optional[int] = ...) -> None: ...
+    tiles: _containers.RepeatedCompositeFieldContainer[ScreenTile]
+    def __init__(self, image: _Optional[_Union[_common_pb2.Image, _Mapping]] = ..., frame_seq: _Optional[int] = ..., captured_at_us: _Optional[int] = ..., tiles: _Optional[_Iterable[_Union[ScreenTile, _Mapping]]] = ..., cursor_position: _Optional[_Union[_common_pb2.Point, _Mapping]] = ..., cursor_shape: _Optional[_Union[CursorShape, _Mapping]] = ...) -> None: ...

@@ -11,10 +11,13 @@ AUDIT_PHASE_COMPLETE: AuditPhase
 AUDIT_PHASE_INTENT: AuditPhase
 AUDIT_PHASE_OUTCOME: AuditPhase
 AUDIT_PHASE_UNSPECIFIED: AuditPhase
+AUDIT_SOURCE_BROKER: AuditSource
+AUDIT_SOURCE_HUMAN: AuditSource
+AUDIT_SOURCE_UNSPECIFIED: AuditSource
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class AuditRecord(_message.Message):
-    __slots__ = ["args", "code", "duration_us", "guest", "hash", "intent_seq", "phase", "prev_hash", "principal", "reason", "rpc", "seq", "session_id", "target", "time"]
+    __slots__ = ["args", "code", "duration_us", "guest", "hash", "intent_seq", "phase", "prev_hash", "principal", "reason", "rpc", "seq", "session_id", "source", "target", "time"]
     ARGS_FIELD_NUMBER: _ClassVar[int]
     CODE_FIELD_NUMBER: _ClassVar[int]
     DURATION_US_FIELD_NUMBER: _ClassVar[int]
@@ -28,6 +31,7 @@ class AuditRecord(_message.Message):
     RPC_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
     args: _struct_pb2.Struct
@@ -43,9 +47,10 @@ class AuditRecord(_message.Message):
     rpc: str
     seq: int
     session_id: str
+    source: AuditSource
     target: _common_pb2.FrozenTarget
     time: _timestamp_pb2.Timestamp
-    def __init__(self, seq: _Optional[int] = ..., guest: _Optional[str] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., phase: _Optional[_Union[AuditPhase, str]] = ..., intent_seq: _Optional[int] = ..., rpc: _Optional[str] = ..., session_id: _Optional[str] = ..., principal: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., code: _Optional[str] = ..., reason: _Optional[str] = ..., duration_us: _Optional[int] = ..., prev_hash: _Optional[str] = ..., hash: _Optional[str] = ...) -> None: ...
+    def __init__(self, seq: _Optional[int] = ..., guest: _Optional[str] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., phase: _Optional[_Union[AuditPhase, str]] = ..., intent_seq: _Optional[int] = ..., rpc: _Optional[str] = ..., session_id: _Optional[str] = ..., principal: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., code: _Optional[str] = ..., reason: _Optional[str] = ..., duration_us: _Optional[int] = ..., prev_hash: _Optional[str] = ..., hash: _Optional[str] = ..., source: _Optional[_Union[AuditSource, str]] = ...) -> None: ...
 
 class ListAuditRecordsRequest(_message.Message):
     __slots__ = ["from_seq", "guest", "page_size", "page_token", "session_id", "to_seq"]
@@ -86,4 +91,7 @@ class WatchAuditRecordsResponse(_message.Message):
     def __init__(self, record: _Optional[_Union[AuditRecord, _Mapping]] = ...) -> None: ...
 
 class AuditPhase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class AuditSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

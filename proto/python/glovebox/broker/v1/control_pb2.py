@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n glovebox/broker/v1/control.proto\x12\x12glovebox.broker.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb1\x01\n\x0c\x43ontrolLease\x12\x14\n\x05guest\x18\x01 \x01(\tR\x05guest\x12\x16\n\x06holder\x18\x02 \x01(\tR\x06holder\x12\x16\n\x06reason\x18\x03 \x01(\tR\x06reason\x12;\n\x0b\x61\x63quired_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\nacquiredAt\x12\x1e\n\ngeneration\x18\x05 \x01(\x04R\ngeneration\"E\n\x15\x41\x63quireControlRequest\x12\x14\n\x05guest\x18\x01 \x01(\tR\x05guest\x12\x16\n\x06reason\x18\x02 \x01(\tR\x06reason\"P\n\x16\x41\x63quireControlResponse\x12\x36\n\x05lease\x18\x01 \x01(\x0b\x32 .glovebox.broker.v1.ControlLeaseR\x05lease\"-\n\x15ReleaseControlRequest\x12\x14\n\x05guest\x18\x01 \x01(\tR\x05guest\"8\n\x16ReleaseControlResponse\x12\x1e\n\ngeneration\x18\x01 \x01(\x04R\ngeneration\")\n\x11GetControlRequest\x12\x14\n\x05guest\x18\x01 \x01(\tR\x05guest\"\x80\x01\n\x12GetControlResponse\x12\x12\n\x04held\x18\x01 \x01(\x08R\x04held\x12\x36\n\x05lease\x18\x02 \x01(\x0b\x32 .glovebox.broker.v1.ControlLeaseR\x05lease\x12\x1e\n\ngeneration\x18\x03 \x01(\x04R\ngeneration2\xbf\x02\n\x0e\x43ontrolService\x12g\n\x0e\x41\x63quireControl\x12).glovebox.broker.v1.AcquireControlRequest\x1a*.glovebox.broker.v1.AcquireControlResponse\x12g\n\x0eReleaseControl\x12).glovebox.broker.v1.ReleaseControlRequest\x1a*.glovebox.broker.v1.ReleaseControlResponse\x12[\n\nGetControl\x12%.glovebox.broker.v1.GetControlRequest\x1a&.glovebox.broker.v1.GetControlResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n glovebox/broker/v1/control.proto\x12\x12glovebox.broker.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8c\x02\n\x0c\x43ontrolLease\x12\x14\n\x05guest\x18\x01 \x01(\tR\x05guest\x12\x16\n\x06holder\x18\x02 \x01(\tR\x06holder\x12\x16\n\x06reason\x18\x03 \x01(\tR\x06reason\x12;\n\x0b\x61\x63quired_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\nacquiredAt\x12\x1e\n\ngeneration\x18\x05 \x01(\x04R\ngeneration\x12>\n\rlast_input_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0blastInputAt\x12\x19\n\x08help_ids\x18\x07 \x03(\tR\x07helpIds\"^\n\x15\x41\x63quireControlRequest\x12\x14\n\x05guest\x18\x01 \x01(\tR\x05guest\x12\x16\n\x06reason\x18\x02 \x01(\tR\x06reason\x12\x17\n\x07help_id\x18\x03 \x01(\tR\x06helpId\"P\n\x16\x41\x63quireControlResponse\x12\x36\n\x05lease\x18\x01 \x01(\x0b\x32 .glovebox.broker.v1.ControlLeaseR\x05lease\"A\n\x15ReleaseControlRequest\x12\x14\n\x05guest\x18\x01 \x01(\tR\x05guest\x12\x12\n\x04note\x18\x02 \x01(\tR\x04note\"8\n\x16ReleaseControlResponse\x12\x1e\n\ngeneration\x18\x01 \x01(\x04R\ngeneration\")\n\x11GetControlRequest\x12\x14\n\x05guest\x18\x01 \x01(\tR\x05guest\"\x80\x01\n\x12GetControlResponse\x12\x12\n\x04held\x18\x01 \x01(\x08R\x04held\x12\x36\n\x05lease\x18\x02 \x01(\x0b\x32 .glovebox.broker.v1.ControlLeaseR\x05lease\x12\x1e\n\ngeneration\x18\x03 \x01(\x04R\ngeneration2\xbf\x02\n\x0e\x43ontrolService\x12g\n\x0e\x41\x63quireControl\x12).glovebox.broker.v1.AcquireControlRequest\x1a*.glovebox.broker.v1.AcquireControlResponse\x12g\n\x0eReleaseControl\x12).glovebox.broker.v1.ReleaseControlRequest\x1a*.glovebox.broker.v1.ReleaseControlResponse\x12[\n\nGetControl\x12%.glovebox.broker.v1.GetControlRequest\x1a&.glovebox.broker.v1.GetControlResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'glovebox.broker.v1.control_pb2', globals())
@@ -23,19 +23,19 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1'
   _CONTROLLEASE._serialized_start=90
-  _CONTROLLEASE._serialized_end=267
-  _ACQUIRECONTROLREQUEST._serialized_start=269
-  _ACQUIRECONTROLREQUEST._serialized_end=338
-  _ACQUIRECONTROLRESPONSE._serialized_start=340
-  _ACQUIRECONTROLRESPONSE._serialized_end=420
-  _RELEASECONTROLREQUEST._serialized_start=422
-  _RELEASECONTROLREQUEST._serialized_end=467
-  _RELEASECONTROLRESPONSE._serialized_start=469
-  _RELEASECONTROLRESPONSE._serialized_end=525
-  _GETCONTROLREQUEST._serialized_start=527
-  _GETCONTROLREQUEST._serialized_end=568
-  _GETCONTROLRESPONSE._serialized_start=571
-  _GETCONTROLRESPONSE._serialized_end=699
-  _CONTROLSERVICE._serialized_start=702
-  _CONTROLSERVICE._serialized_end=1021
+  _CONTROLLEASE._serialized_end=358
+  _ACQUIRECONTROLREQUEST._serialized_start=360
+  _ACQUIRECONTROLREQUEST._serialized_end=454
+  _ACQUIRECONTROLRESPONSE._serialized_start=456
+  _ACQUIRECONTROLRESPONSE._serialized_end=536
+  _RELEASECONTROLREQUEST._serialized_start=538
+  _RELEASECONTROLREQUEST._serialized_end=603
+  _RELEASECONTROLRESPONSE._serialized_start=605
+  _RELEASECONTROLRESPONSE._serialized_end=661
+  _GETCONTROLREQUEST._serialized_start=663
+  _GETCONTROLREQUEST._serialized_end=704
+  _GETCONTROLRESPONSE._serialized_start=707
+  _GETCONTROLRESPONSE._serialized_end=835
+  _CONTROLSERVICE._serialized_start=838
+  _CONTROLSERVICE._serialized_end=1157
 # @@protoc_insertion_point(module_scope)

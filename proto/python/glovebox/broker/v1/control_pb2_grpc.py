@@ -50,8 +50,10 @@ class ControlServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ReleaseControl(self, request, context):
-        """ReleaseControl gives control back to sessions and bumps the generation. Only the holder (or an admin) may
-        release. Errors: NOT_FOUND, CONTROL_NOT_HELD (nobody holds it), POLICY_DENIED.
+        """ReleaseControl gives control back to sessions and bumps the generation. Only the holder (or an admin, whose
+        release of another's lease is audited as forced) may release. Every open session of the guest gets a
+        ControlReleased event with the new generation. Errors: NOT_FOUND, INVALID_ARGUMENT (note), CONTROL_NOT_HELD
+        (nobody holds it), POLICY_DENIED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -59,6 +61,10 @@ class ControlServiceServicer(object):
 
     def GetControl(self, request, context):
         """GetControl says whether control is held and by whom.
+        A lease also ends without ReleaseControl after the broker's control idle timeout (config
+        control.idle_timeout, default 30 minutes) without human input from the holder: the broker releases it, bumps
+        the generation and audits it (principal "glovebox-broker", cause IDLE_TIMEOUT). A console that disconnects
+        abnormally keeps the lease: the person may be reconnecting.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
