@@ -10,3 +10,5 @@ DEBIAN_PACKAGES="xvfb openbox xdotool xclip xinput scrot imagemagick x11-utils x
   x11proto-dev fonts-noto-cjk fonts-noto-color-emoji xfonts-base git make gcc
   protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf chromium python3-pyatspi
   qemu-system-x86 qemu-utils linux-image-amd64 busybox-static xz-utils cpio debootstrap e2fsprogs"
+# The console's live-view peer in `make bench` (x11vnc with Debian's noVNC page).
+DEBIAN_PACKAGES="$DEBIAN_PACKAGES x11vnc novnc"
