@@ -153,7 +153,6 @@ func BenchmarkConsole(b *testing.B) {
 		}
 	})
 
-
 	b.Run("InputToGlass", func(b *testing.B) {
 		for _, p := range []peer{glove, vncPeer} {
 			b.Run(p.name+"-click", func(b *testing.B) {
