@@ -48,7 +48,7 @@ type Config struct {
 	Executable string
 	// Display is the X display the default browser opens on (DISPLAY); empty: inherited.
 	Display string
-	// Proc is the proc filesystem scanned for --remote-debugging-port; empty: /proc.
+	// Proc is the proc filesystem scanned for --remote-debugging-port (and DevToolsActivePort); empty: /proc.
 	Proc   string
 	Logger *slog.Logger
 }

@@ -30,14 +30,32 @@ const (
 	maxJSONBytes = 16 << 20
 )
 
-// portFlag is how a Chromium command line names its DevTools port.
-const portFlag = "--remote-debugging-port="
+// Command-line flags discovery reads.
+const (
+	// portFlag names a DevTools port; 0 asks Chromium to pick one and write it to DevToolsActivePort.
+	portFlag = "--remote-debugging-port="
+	// profileFlag names the profile (user data) directory, where DevToolsActivePort is.
+	profileFlag = "--user-data-dir="
+	// typeFlag marks a Chromium child process (renderer, zygote, GPU): it names its browser's port, or 0, but
+	// never owns a DevToolsActivePort.
+	typeFlag = "--type="
+)
 
-// cmdlinePorts returns the DevTools ports named on the command lines of the running processes (any program:
-// Chromium, Chrome, an Electron app), read from /proc/*/cmdline.
+// activePortFile is the file in a profile where Chromium writes the DevTools port it listens on (first line)
+// and its browser endpoint path (second line).
+const activePortFile = "DevToolsActivePort"
+
+// cmdlinePorts returns the DevTools ports of the running processes (any program: Chromium, Chrome, an Electron
+// app), read from /proc/*/cmdline: a port named by flag, or for --remote-debugging-port=0 the port the browser
+// wrote to DevToolsActivePort in its profile.
 func cmdlinePorts(proc string) []int {
 	dirs, _ := os.ReadDir(proc)
 	var ports []int
+	add := func(n int) {
+		if n > 0 && n <= 65535 && !slices.Contains(ports, n) {
+			ports = append(ports, n)
+		}
+	}
 	for _, d := range dirs {
 		if _, err := strconv.Atoi(d.Name()); err != nil {
 			continue
@@ -46,17 +64,88 @@ func cmdlinePorts(proc string) []int {
 		if err != nil {
 			continue
 		}
-		for _, arg := range bytes.Split(b, []byte{0}) {
-			v, ok := bytes.CutPrefix(arg, []byte(portFlag))
-			if !ok {
-				continue
-			}
-			if n, err := strconv.Atoi(string(v)); err == nil && n > 0 && n <= 65535 && !slices.Contains(ports, n) {
-				ports = append(ports, n)
+		c := parseCmdline(b)
+		if c.port > 0 {
+			add(c.port)
+		} else if c.port == 0 && !c.child {
+			for _, dir := range c.profiles {
+				if n, ok := activePort(dir); ok {
+					add(n)
+					break
+				}
 			}
 		}
 	}
 	return ports
+}
+
+// cmdline is what discovery reads from one process's command line.
+type cmdline struct {
+	// port is the DevTools port flag's value: -1 without the flag, 0 when the browser picks the port.
+	port int
+	// child says it is a Chromium child process (--type=).
+	child bool
+	// profiles are the candidates for the profile directory, most likely first: one with NUL separators, one
+	// per space the value could end at without them.
+	profiles []string
+}
+
+// parseCmdline parses /proc/PID/cmdline in both forms Chromium leaves it in: arguments separated by NULs as
+// exec passed them, or one string joined by spaces, which Chromium writes over its arguments (setproctitle) in
+// its child processes and, once accessibility is on, in the browser process too.
+func parseCmdline(b []byte) cmdline {
+	c := cmdline{port: -1}
+	b = bytes.TrimRight(b, "\x00")
+	spaced := !bytes.Contains(b, []byte{0})
+	var args [][]byte
+	if spaced {
+		args = bytes.Split(b, []byte(" "))
+	} else {
+		args = bytes.Split(b, []byte{0})
+	}
+	for i, arg := range args {
+		if bytes.HasPrefix(arg, []byte(typeFlag)) {
+			c.child = true
+		}
+		if v, ok := bytes.CutPrefix(arg, []byte(portFlag)); ok {
+			if n, err := strconv.Atoi(string(v)); err == nil && n >= 0 {
+				c.port = n
+			}
+		}
+		v, ok := bytes.CutPrefix(arg, []byte(profileFlag))
+		if !ok || len(v) == 0 {
+			continue
+		}
+		c.profiles = []string{string(v)}
+		if spaced {
+			// The value may have held spaces: it ends before some later space, most likely before a flag.
+			dir := string(v)
+			for _, next := range args[i+1:] {
+				dir += " " + string(next)
+				c.profiles = append(c.profiles, dir)
+			}
+		}
+	}
+	if c.profiles == nil && !c.child && c.port == 0 {
+		if dir, err := os.UserConfigDir(); err == nil {
+			c.profiles = []string{filepath.Join(dir, "chromium"), filepath.Join(dir, "google-chrome")}
+		}
+	}
+	return c
+}
+
+// activePort reads the port from a profile's DevToolsActivePort.
+func activePort(profile string) (int, bool) {
+	f, err := os.Open(filepath.Join(profile, activePortFile))
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	var buf [64]byte
+	n, _ := io.ReadFull(f, buf[:])
+	line, _, _ := bytes.Cut(buf[:n], []byte("\n"))
+	p, err := strconv.Atoi(string(bytes.TrimSpace(line)))
+	return p, err == nil && p > 0 && p <= 65535
 }
 
 // versionInfo is a DevTools /json/version answer.

@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -35,19 +38,53 @@ func Need(t testing.TB) {
 // profile directory is removed. It calls testenv.Missing when chromium is not installed.
 func Start(t testing.TB, d *desktop.Desktop, extra ...string) int {
 	t.Helper()
+	return Launch(t, d, Options{Extra: extra}).Port
+}
+
+// Options configures Launch.
+type Options struct {
+	// Env is the browser's environment; nil: the desktop's (d.Env()).
+	Env []string
+	// PickPort starts the browser with --remote-debugging-port=0: it picks the port itself and writes it to
+	// DevToolsActivePort in its profile, which Launch reads.
+	PickPort bool
+	// Extra flags are added to the workspace browser's.
+	Extra []string
+}
+
+// Browser is a Chromium that Launch started.
+type Browser struct {
+	// Port is its DevTools port.
+	Port int
+	// Pid is the browser process's pid.
+	Pid int
+	// Profile is its profile (user data) directory.
+	Profile string
+}
+
+// Launch is Start with options; it answers the browser's port, pid and profile.
+func Launch(t testing.TB, d *desktop.Desktop, o Options) *Browser {
+	t.Helper()
 	Need(t)
-	_, portText, _ := net.SplitHostPort(testenv.FreeAddr(t))
-	port, _ := strconv.Atoi(portText)
+	b := &Browser{Profile: t.TempDir()}
+	if !o.PickPort {
+		_, portText, _ := net.SplitHostPort(testenv.FreeAddr(t))
+		b.Port, _ = strconv.Atoi(portText)
+	}
 	args := []string{
-		fmt.Sprintf("--remote-debugging-port=%d", port), "--remote-allow-origins=*", "--user-data-dir=" + t.TempDir(),
+		fmt.Sprintf("--remote-debugging-port=%d", b.Port), "--remote-allow-origins=*", "--user-data-dir=" + b.Profile,
 		"--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--force-renderer-accessibility", "--password-store=basic",
 		"--window-size=1200,760",
 	}
-	args = append(append(args, extra...), "about:blank")
+	args = append(append(args, o.Extra...), "about:blank")
 	c := d.Command("chromium", args...)
+	if o.Env != nil {
+		c.Env = o.Env
+	}
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	d.StartProgram(t, c)
+	b.Pid = c.Process.Pid
 	t.Cleanup(func() {
 		pgid := c.Process.Pid
 		syscall.Kill(-pgid, syscall.SIGKILL)
@@ -58,13 +95,24 @@ func Start(t testing.TB, d *desktop.Desktop, extra ...string) int {
 	})
 	deadline := time.Now().Add(startTimeout)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/json/version", port))
-		if err == nil {
-			resp.Body.Close()
-			return port
+		if o.PickPort {
+			line, _, _ := strings.Cut(readFile(filepath.Join(b.Profile, "DevToolsActivePort")), "\n")
+			b.Port, _ = strconv.Atoi(line)
+		}
+		if b.Port > 0 {
+			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/json/version", b.Port))
+			if err == nil {
+				resp.Body.Close()
+				return b
+			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("chromium on port %d did not answer", port)
-	return 0
+	t.Fatalf("chromium (port %d, pick %v) did not answer within %v", b.Port, o.PickPort, startTimeout)
+	return nil
+}
+
+func readFile(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
 }
