@@ -201,7 +201,9 @@ func classify(what string, err error) error {
 		map[string]string{errgrpc.Untrusted("detail"): errgrpc.UntrustedValue(err.Error())})
 }
 
-// roleName is the AT-SPI name of a role value.
+//go:generate go run gen_names.go
+
+// roleName is the AT-SPI name of a role value (roleNames: names.go, written by gen_names.go).
 func roleName(r uint32) string {
 	if int(r) < len(roleNames) {
 		return roleNames[r]
