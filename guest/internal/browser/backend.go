@@ -7,7 +7,8 @@
 // commands over a small session multiplexer of its own (conn.go) rather than chromedp's Context: attaching a
 // chromedp Context to a user's tab enables Network, CSS, DOM tracking and auto-attach on it, may pick "the only
 // unused tab" by itself, and closes the tab on cancel unless told otherwise; here nothing is enabled on a tab but
-// Page, Runtime and Inspector, and no code path closes a tab except close_tab.
+// Page, Runtime, Inspector and the auto-attach of its out-of-process iframes (frames.go), and no code path closes
+// a tab except close_tab.
 package browser
 
 import (
@@ -20,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
@@ -61,6 +63,8 @@ type Backend struct {
 	// ids names the page snapshots (page-<random>-<n>), unlike those of any other agent process, so a ref
 	// kept across an agent restart never names a new snapshot.
 	ids *snapid.Namer
+	// frameSeq names the iframe elements of one frame walk in the page (frameToken).
+	frameSeq atomic.Uint64
 
 	mu       sync.Mutex
 	browsers map[int]*chrome

@@ -17,7 +17,7 @@ func (t *tab) setValue(ctx context.Context, s *agentv1.SetValue, resp *agentv1.A
 	}
 	resp.Target.ElementRef, resp.Target.SnapshotId = loc.ref, loc.snap
 	var v struct{ Value string }
-	if err := t.call(ctx, loc.obj, jsSetValue, "set_value", &v, s.GetValue()); err != nil {
+	if err := t.call(ctx, loc, jsSetValue, "set_value", &v, s.GetValue()); err != nil {
 		return err
 	}
 	resp.Value = v.Value
@@ -34,7 +34,7 @@ func (t *tab) selectText(ctx context.Context, s *agentv1.PageSelectText, resp *a
 	resp.Target.ElementRef, resp.Target.SnapshotId = loc.ref, loc.snap
 	m := s.GetMatch()
 	var r struct{ Start, End int32 }
-	if err := t.call(ctx, loc.obj, jsSelectText, "page_select_text", &r, m.GetPrefix(), m.GetText(), m.GetSuffix(), int(s.GetCaret())); err != nil {
+	if err := t.call(ctx, loc, jsSelectText, "page_select_text", &r, m.GetPrefix(), m.GetText(), m.GetSuffix(), int(s.GetCaret())); err != nil {
 		return err
 	}
 	resp.Selection = &agentv1.TextRange{Start: r.Start, End: r.End}
@@ -51,7 +51,7 @@ func (t *tab) paste(ctx context.Context, p *agentv1.Paste, resp *agentv1.ActResp
 			return err
 		}
 		resp.Target.ElementRef, resp.Target.SnapshotId = loc.ref, loc.snap
-		if err := t.call(ctx, loc.obj, jsPaste, "paste", &r, p.GetText(), p.GetHtml()); err != nil {
+		if err := t.call(ctx, loc, jsPaste, "paste", &r, p.GetText(), p.GetHtml()); err != nil {
 			return err
 		}
 	} else if err := t.eval(ctx, jsPaste, "paste", &r, p.GetText(), p.GetHtml()); err != nil {
@@ -85,7 +85,7 @@ func (t *tab) scroll(ctx context.Context, s *agentv1.PageScroll, resp *agentv1.A
 			return err
 		}
 		resp.Target.ElementRef, resp.Target.SnapshotId = loc.ref, loc.snap
-		if err := t.call(ctx, loc.obj, jsScroll, "page_scroll", &r, s.GetDx(), s.GetDy(), pages); err != nil {
+		if err := t.call(ctx, loc, jsScroll, "page_scroll", &r, s.GetDx(), s.GetDy(), pages); err != nil {
 			return err
 		}
 	} else if err := t.eval(ctx, jsScroll, "page_scroll", &r, s.GetDx(), s.GetDy(), pages); err != nil {

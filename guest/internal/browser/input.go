@@ -172,7 +172,7 @@ func (t *tab) fill(ctx context.Context, f *agentv1.Fill, resp *agentv1.ActRespon
 		if err := t.key(ctx, mustKey("Delete"), 0); err != nil {
 			return err
 		}
-		if err := t.call(ctx, loc.obj, jsValue, "fill: read back", &v); err != nil {
+		if err := t.call(ctx, loc, jsValue, "fill: read back", &v); err != nil {
 			return err
 		}
 	} else {
@@ -181,7 +181,7 @@ func (t *tab) fill(ctx context.Context, f *agentv1.Fill, resp *agentv1.ActRespon
 		// focusing left it (the insert has not replaced it yet, even when the old text equals the new), is
 		// repeated; by then the insert is acknowledged, so the second read comes after it.
 		var res runtime.CallFunctionOnResult
-		err := t.c.conn.batch(ctx, t.s, []command{
+		err := t.c.conn.batch(ctx, loc.s, []command{
 			{method: "Input.insertText", params: input.InsertTextParams{Text: f.GetText()}},
 			{method: "Runtime.callFunctionOn", params: t.callParams(loc.obj, jsValue, nil), res: &res},
 		})
@@ -193,7 +193,7 @@ func (t *tab) fill(ctx context.Context, f *agentv1.Fill, resp *agentv1.ActRespon
 		}
 		if v.Whole || !v.matches(f.GetText()) {
 			v = fieldValue{}
-			if err := t.call(ctx, loc.obj, jsValue, "fill: read back", &v); err != nil {
+			if err := t.call(ctx, loc, jsValue, "fill: read back", &v); err != nil {
 				return err
 			}
 		}

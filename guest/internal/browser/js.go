@@ -22,16 +22,18 @@ const jsDescribe = `function describe(el) {
   return s + '>';
 }`
 
-// jsPoint scrolls the element into view when needed and returns the center of its first visible box. With
-// check, the element at that point must be the element or inside it, else the covering element is named.
+// jsPoint scrolls the element into view when needed and returns the center of its first visible box, and
+// whether it scrolled. With check, the element at that point must be the element or inside it, else the
+// covering element is named.
 const jsPoint = `function(check) {
   ` + jsDescribe + `
   if (!this.isConnected) return {err: 'gone', detail: 'element no longer in the document'};
   const el = this.nodeType === 1 ? this : this.parentElement;
-  let r = el.getBoundingClientRect();
+  let r = el.getBoundingClientRect(), scrolled = false;
   if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
     r = el.getBoundingClientRect();
+    scrolled = true;
   }
   if (r.width === 0 || r.height === 0) return {err: 'hidden', detail: 'element has no box (hidden or empty)'};
   const x = r.left + r.width / 2, y = r.top + r.height / 2;
@@ -42,7 +44,7 @@ const jsPoint = `function(check) {
       return {err: 'covered', detail: 'the point (' + Math.round(x) + ',' + Math.round(y) + ') is covered by another element', untrusted: {cover: describe(hit)}};
     }
   }
-  return {x: x, y: y};
+  return {x: x, y: y, scrolled: scrolled};
 }`
 
 // jsFocusField focuses a text field (input, textarea, contenteditable), scrolled into view, and selects all
@@ -173,3 +175,35 @@ const jsVisible = `function(sel) {
   const st = getComputedStyle(el), r = el.getBoundingClientRect();
   return {visible: st.visibility !== 'hidden' && st.display !== 'none' && r.width > 0 && r.height > 0};
 }`
+
+// jsFramePoint answers, on an iframe element, where the point (x, y) of its frame's viewport is in the iframe's
+// document's viewport, scrolling the iframe into view first when the point is outside, and whether it scrolled.
+// With check, the element at that point must be the iframe, else the covering element is named.
+const jsFramePoint = `function(x, y, check) {
+  ` + jsDescribe + `
+  if (!this.isConnected) return {err: 'gone', detail: 'the iframe is no longer in the document'};
+  const at = () => {
+    const r = this.getBoundingClientRect(), c = getComputedStyle(this);
+    return {x: r.left + this.clientLeft + parseFloat(c.paddingLeft) + x, y: r.top + this.clientTop + parseFloat(c.paddingTop) + y};
+  };
+  const out = p => p.x < 0 || p.y < 0 || p.x >= innerWidth || p.y >= innerHeight;
+  let p = at(), scrolled = out(p);
+  if (out(p)) { this.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); p = at(); }
+  if (out(p)) scrollBy({left: p.x < 0 || p.x >= innerWidth ? p.x - innerWidth / 2 : 0, top: p.y < 0 || p.y >= innerHeight ? p.y - innerHeight / 2 : 0, behavior: 'instant'}), p = at();
+  if (out(p)) return {err: 'hidden', detail: 'the point is outside the iframe\'s document viewport'};
+  if (check) {
+    const root = this.getRootNode();
+    const hit = (root.elementFromPoint ? root : document).elementFromPoint(p.x, p.y);
+    if (hit !== this) return {err: 'covered', detail: 'the point (' + Math.round(p.x) + ',' + Math.round(p.y) + ') is covered by ' + describe(hit)};
+  }
+  return {x: p.x, y: p.y, scrolled: scrolled};
+}`
+
+// jsFrames waits until the page has rendered twice (two animation frames), at most 250 ms (a hidden tab renders
+// none): the browser routes input to an out-of-process iframe by where the last rendered frame showed it.
+const jsFrames = `new Promise(done => {
+  let n = 0;
+  const next = () => ++n >= 2 ? done() : requestAnimationFrame(next);
+  requestAnimationFrame(next);
+  setTimeout(done, 250);
+})`

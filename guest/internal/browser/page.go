@@ -67,6 +67,11 @@ func (e *pageError) error(what string) error {
 // located is an element found by a locator, or a bare point.
 type located struct {
 	obj runtime.RemoteObjectID
+	// s is the session holding obj: the tab's, or for an element of an out-of-process iframe that frame's.
+	s session
+	// at is where a ref's element is kept (its frame); nil for a selector or a point, which name the top
+	// document.
+	at *refLoc
 	// point is set for a point locator (and after pointAt for an element).
 	x, y    float64
 	isPoint bool
@@ -79,15 +84,15 @@ type located struct {
 func (t *tab) locate(ctx context.Context, l *agentv1.Locator, what string) (*located, error) {
 	switch k := l.GetKind().(type) {
 	case *agentv1.Locator_Ref:
-		i, err := t.node(k.Ref)
+		at, err := t.node(k.Ref)
 		if err != nil {
 			return nil, err
 		}
-		obj, err := t.resolveCached(ctx, k.Ref.GetSnapshotId(), i)
+		obj, err := t.resolveCached(ctx, k.Ref.GetSnapshotId(), at)
 		if err != nil {
 			return nil, fmt.Errorf("%s: ref %s: %w", what, k.Ref.GetRef(), err)
 		}
-		return &located{obj: obj, ref: k.Ref.GetRef(), snap: k.Ref.GetSnapshotId()}, nil
+		return &located{obj: obj, s: at.f.scope.s, at: &at, ref: k.Ref.GetRef(), snap: k.Ref.GetSnapshotId()}, nil
 	case *agentv1.Locator_Selector:
 		res, err := cdp.Call(ctx, t.s, runtime.Evaluate, runtime.EvaluateParams{
 			Expression:  "(" + jsQuery + ")(" + jsonString(k.Selector) + ")",
@@ -105,9 +110,9 @@ func (t *tab) locate(ctx context.Context, l *agentv1.Locator, what string) (*loc
 			pe.Err, pe.Detail, _ = strings.Cut(pe.Detail, ":")
 			return nil, pe.error(what + ": selector")
 		}
-		return &located{obj: res.Result.ObjectID}, nil
+		return &located{obj: res.Result.ObjectID, s: t.s}, nil
 	case *agentv1.Locator_Point:
-		return &located{x: float64(k.Point.GetX()), y: float64(k.Point.GetY()), isPoint: true}, nil
+		return &located{x: float64(k.Point.GetX()), y: float64(k.Point.GetY()), isPoint: true, s: t.s}, nil
 	}
 	return nil, fmt.Errorf("%s: no locator: %w", what, errdefs.ErrInvalidArgument)
 }
@@ -126,7 +131,7 @@ func (t *tab) element(ctx context.Context, l *agentv1.Locator, what string) (*lo
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return &located{obj: obj}, nil
+	return &located{obj: obj, s: t.s}, nil
 }
 
 // locateCall locates an element and runs fn, a page function of no arguments, on it; fn's {err, detail} fails
@@ -135,18 +140,21 @@ func (t *tab) element(ctx context.Context, l *agentv1.Locator, what string) (*lo
 func (t *tab) locateCall(ctx context.Context, l *agentv1.Locator, what, fn string) (*located, error) {
 	var find string
 	var ref *agentv1.ElementRef
-	i := 0
+	var at refLoc
+	sc := frameScope{s: t.s}
 	switch k := l.GetKind().(type) {
 	case *agentv1.Locator_Ref:
 		var err error
-		if i, err = t.node(k.Ref); err != nil {
+		if at, err = t.node(k.Ref); err != nil {
 			return nil, err
 		}
-		if o, ok := t.cached(i); ok {
-			return &located{obj: o, ref: k.Ref.GetRef(), snap: k.Ref.GetSnapshotId()}, t.call(ctx, o, fn, what, nil)
+		sc = at.f.scope
+		if o, ok := t.cached(at); ok {
+			loc := &located{obj: o, s: sc.s, at: &at, ref: k.Ref.GetRef(), snap: k.Ref.GetSnapshotId()}
+			return loc, t.call(ctx, loc, fn, what, nil)
 		}
 		ref = k.Ref
-		find = "(" + jsRef + ")(" + jsonString(ref.GetSnapshotId()) + "," + strconv.Itoa(i) + ")"
+		find = "(" + jsRef + ")(" + jsonString(ref.GetSnapshotId()) + "," + strconv.Itoa(at.i) + ")"
 	case *agentv1.Locator_Selector:
 		find = "(" + jsQuery + ")(" + jsonString(k.Selector) + ")"
 	default:
@@ -154,13 +162,16 @@ func (t *tab) locateCall(ctx context.Context, l *agentv1.Locator, what, fn strin
 		if err != nil {
 			return nil, err
 		}
-		return loc, t.call(ctx, loc.obj, fn, what, nil)
+		return loc, t.call(ctx, loc, fn, what, nil)
 	}
 	// The element itself is the result (a page object); a failure is a string "code:detail".
 	expr := "(function(el) { if (el === null) return 'unheld:'; if (typeof el === 'string') return el; const r = (" + fn +
 		").call(el); return r && r.err ? r.err + ':' + r.detail : el; })(" + find + ")"
-	res, err := cdp.Call(ctx, t.s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ObjectGroup: t.group})
+	res, err := cdp.Call(ctx, sc.s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ObjectGroup: t.group, ContextID: sc.ctx})
 	if err != nil {
+		if ref != nil && frameLost(err) {
+			return nil, fmt.Errorf("%s: ref %s: its frame is gone (navigated or removed): take a snapshot: %w", what, ref.GetRef(), errdefs.ErrStaleRef)
+		}
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if res.ExceptionDetails != nil {
@@ -170,10 +181,10 @@ func (t *tab) locateCall(ctx context.Context, l *agentv1.Locator, what, fn strin
 	}
 	if res.Result != nil && res.Result.Type == "object" && res.Result.ObjectID != "" {
 		if ref == nil {
-			return &located{obj: res.Result.ObjectID}, nil
+			return &located{obj: res.Result.ObjectID, s: t.s}, nil
 		}
-		t.keep(i, res.Result.ObjectID)
-		return &located{obj: res.Result.ObjectID, ref: ref.GetRef(), snap: ref.GetSnapshotId()}, nil
+		t.keep(at, res.Result.ObjectID)
+		return &located{obj: res.Result.ObjectID, s: sc.s, at: &at, ref: ref.GetRef(), snap: ref.GetSnapshotId()}, nil
 	}
 	var pe pageError
 	if res.Result != nil {
@@ -206,44 +217,55 @@ func (t *tab) resolve(ctx context.Context, id cdp.BackendNodeID) (runtime.Remote
 	return res.Object.ObjectID, nil
 }
 
-// resolveCached resolves element i of snapshot key, which the page keeps (see jsSnapshot), reusing the page
-// object an earlier action of the same snapshot resolved while its object group lives (the page functions check
-// that the element is still connected).
-func (t *tab) resolveCached(ctx context.Context, key string, i int) (runtime.RemoteObjectID, error) {
-	if o, ok := t.cached(i); ok {
+// resolveCached resolves the element of snapshot key kept at at (see jsSnapshot), reusing the page object an
+// earlier action of the same snapshot resolved while its object group lives (the page functions check that the
+// element is still connected).
+func (t *tab) resolveCached(ctx context.Context, key string, at refLoc) (runtime.RemoteObjectID, error) {
+	if o, ok := t.cached(at); ok {
 		return o, nil
 	}
-	res, err := cdp.Call(ctx, t.s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: "(" + jsRef + ")(" + jsonString(key) + "," + strconv.Itoa(i) + ")", ObjectGroup: t.group})
+	res, err := cdp.Call(ctx, at.f.scope.s, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: "(" + jsRef + ")(" + jsonString(key) + "," + strconv.Itoa(at.i) + ")", ObjectGroup: t.group, ContextID: at.f.scope.ctx})
 	if err != nil {
+		if frameLost(err) {
+			return "", fmt.Errorf("its frame is gone (navigated or removed): take a snapshot: %w", errdefs.ErrStaleRef)
+		}
 		return "", err
 	}
 	if res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
 		return "", fmt.Errorf("the page no longer holds snapshot %s (a new document): take a snapshot: %w", key, errdefs.ErrStaleRef)
 	}
-	t.keep(i, res.Result.ObjectID)
+	t.keep(at, res.Result.ObjectID)
 	return res.Result.ObjectID, nil
 }
 
-// cached is the page object of element i of the newest snapshot while its object group lives.
-func (t *tab) cached(i int) (runtime.RemoteObjectID, bool) {
+// frameLost reports whether a call failed because the frame it ran in is gone: its execution context was
+// destroyed (the frame navigated or was removed) or its OOPIF session detached.
+func frameLost(err error) bool {
+	var ce *cdpError
+	return errors.As(err, &ce) && (strings.Contains(ce.err.Message, "Cannot find context") ||
+		strings.Contains(ce.err.Message, "Session with given id not found"))
+}
+
+// cached is the page object of an element of the newest snapshot while its object group lives.
+func (t *tab) cached(at refLoc) (runtime.RemoteObjectID, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	o, ok := t.objects[i]
+	o, ok := t.objects[at]
 	if !ok || (o.group != t.group && o.group != t.prevGroup) {
 		return "", false
 	}
 	return o.id, true
 }
 
-// keep remembers the page object of element i of the newest snapshot, held by the current object group.
-func (t *tab) keep(i int, id runtime.RemoteObjectID) {
+// keep remembers the page object of an element of the newest snapshot, held by the current object group.
+func (t *tab) keep(at refLoc, id runtime.RemoteObjectID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.objects == nil {
-		t.objects = map[int]pageObject{}
+		t.objects = map[refLoc]pageObject{}
 	}
-	t.objects[i] = pageObject{id, t.group}
+	t.objects[at] = pageObject{id, t.group}
 }
 
 // pageObject is a resolved element and the object group holding it.
@@ -252,14 +274,14 @@ type pageObject struct {
 	group string
 }
 
-// call runs a page function on an element with JSON arguments and decodes its JSON result into out; a result
-// with "err" set fails with its class.
-func (t *tab) call(ctx context.Context, obj runtime.RemoteObjectID, fn, what string, out any, args ...any) error {
-	params := t.callParams(obj, fn, args)
-	res, err := cdp.Call(ctx, t.s, runtime.CallFunctionOn, params)
+// call runs a page function on a located element with JSON arguments and decodes its JSON result into out; a
+// result with "err" set fails with its class.
+func (t *tab) call(ctx context.Context, loc *located, fn, what string, out any, args ...any) error {
+	params := t.callParams(loc.obj, fn, args)
+	res, err := cdp.Call(ctx, loc.s, runtime.CallFunctionOn, params)
 	if err != nil {
 		var ce *cdpError
-		if errors.As(err, &ce) && strings.Contains(ce.err.Message, "Could not find object") {
+		if errors.As(err, &ce) && strings.Contains(ce.err.Message, "Could not find object") || frameLost(err) {
 			return fmt.Errorf("%s: element no longer in the page: %w", what, errdefs.ErrStaleRef)
 		}
 		return fmt.Errorf("%s: %w", what, err)
@@ -283,8 +305,13 @@ func (t *tab) callParams(obj runtime.RemoteObjectID, fn string, args []any) runt
 	}
 }
 
-// eval runs a page function in the page's main world with JSON arguments (no element).
+// eval runs a page function in the top document's main world with JSON arguments (no element).
 func (t *tab) eval(ctx context.Context, fn, what string, out any, args ...any) error {
+	return t.evalIn(ctx, frameScope{s: t.s}, fn, what, out, args...)
+}
+
+// evalIn is eval in a frame's main world.
+func (t *tab) evalIn(ctx context.Context, sc frameScope, fn, what string, out any, args ...any) error {
 	var expr strings.Builder
 	expr.WriteString("(" + fn + ")(")
 	for i, a := range args {
@@ -298,7 +325,7 @@ func (t *tab) eval(ctx context.Context, fn, what string, out any, args ...any) e
 		expr.Write(b)
 	}
 	expr.WriteString(")")
-	res, err := cdp.Call(ctx, t.s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr.String(), ReturnByValue: ptr(true)})
+	res, err := cdp.Call(ctx, sc.s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr.String(), ReturnByValue: ptr(true), ContextID: sc.ctx})
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -342,19 +369,25 @@ func (t *tab) nextGroup() {
 	old := t.prevGroup
 	t.prevGroup, t.group = t.group, fmt.Sprintf("glovebox-%d", t.actions/groupActions)
 	if old != "" {
-		go t.s.Call(context.Background(), "Runtime.releaseObjectGroup", runtime.ReleaseObjectGroupParams{ObjectGroup: old}, nil)
+		for _, s := range t.hostSessions() {
+			go s.Call(context.Background(), "Runtime.releaseObjectGroup", runtime.ReleaseObjectGroupParams{ObjectGroup: old}, nil)
+		}
 	}
 }
 
-// point scrolls the element into view and returns its center; with check, a point where another element is
-// on top is refused, naming that element.
+// point scrolls the element into view and returns its center in the top viewport; with check, a point where
+// another element is on top is refused, naming that element. An element of a frame is scrolled into view in its
+// frame, then each iframe on the way up into view in its parent (frameOffset).
 func (t *tab) point(ctx context.Context, loc *located, what string, check bool) (float64, float64, error) {
 	if loc.isPoint {
 		return loc.x, loc.y, nil
 	}
-	var p struct{ X, Y float64 }
-	if err := t.call(ctx, loc.obj, jsPoint, what, &p, check); err != nil {
+	var p framedPoint
+	if err := t.call(ctx, loc, jsPoint, what, &p, check); err != nil {
 		return 0, 0, err
+	}
+	if loc.at != nil {
+		return t.framePoint(ctx, loc.snap, loc.at.f, p, what, check)
 	}
 	return p.X, p.Y, nil
 }

@@ -2,14 +2,11 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
-	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/validate"
 )
 
@@ -38,6 +35,7 @@ type pageNode struct {
 	Depth       int       `json:"k"`
 	Bounds      []float64 `json:"b"`
 	Range       []float64 `json:"m"`
+	Origin      []float64 `json:"o"`
 }
 
 // element is one walked element during a snapshot.
@@ -61,30 +59,19 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 	if register {
 		id = t.c.b.newSnapshotID(t.tabKey())
 	}
-	var page struct {
-		Nodes    []pageNode `json:"nodes"`
-		Complete bool       `json:"complete"`
-		VW       int32      `json:"vw"`
-		VH       int32      `json:"vh"`
-	}
-	args := map[string]any{"key": id, "maxNodes": maxNodes, "maxDepth": opts.GetMaxDepth(), "boundsAll": opts.GetVisibleOnly()}
-	var answer string
-	if err := t.eval(ctx, jsSnapshot, "snapshot tab "+string(t.id), &answer, args); err != nil {
+	col, err := t.collect(ctx, id, maxNodes, int(opts.GetMaxDepth()), opts.GetVisibleOnly())
+	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal([]byte(answer), &page); err != nil {
-		return nil, fmt.Errorf("snapshot tab %s: decode: %w: %w", t.id, errdefs.ErrInternal, err)
-	}
-	complete, reason := page.Complete, ""
-	if !complete {
-		reason = fmt.Sprintf("max_nodes %d reached", maxNodes)
-	}
+	nodes, locs, vw, vh := col.nodes, col.locs, col.vw, col.vh
+	reason := col.reason()
+	complete := reason == ""
 
-	els := make([]*element, len(page.Nodes))
-	for i := range page.Nodes {
-		n := &page.Nodes[i]
+	els := make([]*element, len(nodes))
+	for i := range nodes {
+		n := &nodes[i]
 		e := &element{el: pageElement(n), keep: true}
-		e.el.Ref = "e" + strconv.Itoa(i+1)
+		e.el.Ref = locs[i].f.name + "e" + strconv.Itoa(locs[i].i+1)
 		if n.Parent >= 0 && n.Parent < i {
 			e.el.ParentRef = els[n.Parent].el.Ref
 		}
@@ -99,19 +86,18 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 			e.keep = interactive(e)
 		}
 		for i := len(els) - 1; i >= 0; i-- {
-			if p := page.Nodes[i].Parent; els[i].keep && p >= 0 && p < i {
+			if p := nodes[i].Parent; els[i].keep && p >= 0 && p < i {
 				els[p].keep = true
 			}
 		}
 	}
 	for i, e := range els {
-		if b := page.Nodes[i].Bounds; len(b) == 4 && e.keep && e.el.Role != "text" && (opts.GetVisibleOnly() || interactive(e)) {
+		if b := nodes[i].Bounds; len(b) == 4 && e.keep && e.el.Role != "text" && (opts.GetVisibleOnly() || interactive(e)) {
 			e.el.Bounds = &agentv1.Rect{X: int32(b[0]), Y: int32(b[1]), Width: int32(b[2]), Height: int32(b[3])}
 		}
 	}
 	if opts.GetVisibleOnly() {
 		// An element is visible when its box meets the viewport; a text run when its parent is.
-		vw, vh := page.VW, page.VH
 		kept := make(map[string]bool, len(els))
 		for _, e := range els {
 			switch b := e.el.GetBounds(); {
@@ -126,7 +112,7 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 	}
 
 	s := &agentv1.Snapshot{Complete: complete, IncompleteReason: reason}
-	refs := make(map[string]int, len(els))
+	refs := make(map[string]refLoc, len(els))
 	var text strings.Builder
 	for i, e := range els {
 		if !e.keep {
@@ -134,7 +120,7 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 		}
 		e.el.States = dropState(e.el.States, "focusable")
 		s.Elements = append(s.Elements, e.el)
-		refs[e.el.Ref] = i
+		refs[e.el.Ref] = locs[i]
 		if !opts.GetOmitText() {
 			render(&text, e.el)
 		}

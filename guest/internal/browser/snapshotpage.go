@@ -1,7 +1,7 @@
 package browser
 
-// jsSnapshot walks the page's flat tree (open shadow roots included, iframes not entered) in the page and
-// answers the elements a snapshot reports, in document order: role, name, value, description, states, depth,
+// jsSnapshot walks a frame's flat tree (open shadow roots included; an iframe is one element, whose frame the
+// caller enters with another jsSnapshot in that frame, see framesnap.go) in the page and answers the elements a snapshot reports, in document order: role, name, value, description, states, depth,
 // parent index, bounds (of the elements that need them) and value range. Roles and names follow Chromium's
 // accessibility tree (its role names, HTML-AAM's implicit roles, accname's label, labelledby, alt, title and
 // name-from-content rules); containers without meaning of their own (generic, none, presentation) and text
@@ -14,9 +14,12 @@ package browser
 // With a key, the elements stay in the page, under a symbol of the document, as the snapshot's refs: ref eN is
 // element N-1 of that snapshot (see jsRef); a new document drops them with it.
 //
-// Arguments: {key, maxNodes, maxDepth, boundsAll}. Answer, as a JSON string: {nodes: [{r, n, v, d, s, p, k, b,
-// m}], complete, vw, vh}; b is [x, y, width, height] in CSS pixels of the viewport, m is [min, max] when a range
-// is known.
+// The iframe elements (role Iframe, in node order) stay under the symbol glovebox.frames.<frames> of the
+// document for the caller to find the frames they show.
+//
+// Arguments: {key, maxNodes, maxDepth, boundsAll, frames}. Answer, as a JSON string: {nodes: [{r, n, v, d, s, p,
+// k, b, m, o}], complete, vw, vh}; b is [x, y, width, height] in CSS pixels of the frame's viewport, m is [min,
+// max] when a range is known, o the [x, y] origin of an iframe's content box (where its frame's viewport is).
 const jsSnapshot = `function(o) {
   const INTERACTIVE = new Set(['button','link','textbox','searchbox','checkbox','radio','combobox','listbox','option',
     'menuitem','menuitemcheckbox','menuitemradio','tab','switch','slider','spinbutton','treeitem','scrollbar']);
@@ -26,7 +29,7 @@ const jsSnapshot = `function(o) {
   const TAGS = {ARTICLE:'article', ASIDE:'complementary', BUTTON:'button', BLOCKQUOTE:'blockquote', CAPTION:'caption',
     CODE:'code', DD:'definition', DETAILS:'group', DIALOG:'dialog', DL:'list', DT:'term', EM:'emphasis',
     STRONG:'strong', FIELDSET:'group', FIGURE:'figure', FIGCAPTION:'Figcaption', FORM:'form', H1:'heading',
-    H2:'heading', H3:'heading', H4:'heading', H5:'heading', H6:'heading', HR:'separator', IFRAME:'Iframe',
+    H2:'heading', H3:'heading', H4:'heading', H5:'heading', H6:'heading', HR:'separator', IFRAME:'Iframe', FRAME:'Iframe',
     LABEL:'LabelText', LEGEND:'Legend', LI:'listitem', MAIN:'main', MENU:'list', NAV:'navigation', OL:'list',
     UL:'list', OPTION:'option', OPTGROUP:'group', P:'paragraph', PROGRESS:'progressbar', METER:'meter',
     TABLE:'table', THEAD:'rowgroup', TFOOT:'rowgroup', TR:'row', TD:'cell', TEXTAREA:'textbox',
@@ -55,6 +58,7 @@ const jsSnapshot = `function(o) {
   const attr = (el, a) => { const v = el.getAttribute(a); return v === null ? '' : v.trim(); };
   const squash = s => s.replace(/\s+/g, ' ');
   const role = el => {
+    if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') return 'Iframe';
     for (const t of attr(el, 'role').split(/\s+/)) if (ARIA.has(t)) return t === 'img' ? 'image' : t === 'presentation' ? 'none' : t;
     const tag = el.tagName;
     switch (tag) {
@@ -154,7 +158,11 @@ const jsSnapshot = `function(o) {
     const b = el.getBoundingClientRect();
     return b.width === 0 && b.height === 0 && b.x === 0 && b.y === 0 ? null : [Math.floor(b.x), Math.floor(b.y), Math.ceil(b.width), Math.ceil(b.height)];
   };
-  const nodes = [], els = [];
+  const origin = el => {
+    const b = el.getBoundingClientRect(), c = getComputedStyle(el);
+    return [b.x + el.clientLeft + parseFloat(c.paddingLeft), b.y + el.clientTop + parseFloat(c.paddingTop)];
+  };
+  const nodes = [], els = [], frames = [];
   let complete = true;
   const add = (n, el, r, nm, p, k) => {
     if (nodes.length >= o.maxNodes) { complete = false; return -1; }
@@ -174,7 +182,10 @@ const jsSnapshot = `function(o) {
     if (n.nodeType !== 1 || excluded(n)) return;
     const r = role(n), hidden = style(n).hidden;
     if (r === 'Iframe' || r === 'image' && n.tagName === 'svg') {
-      if (!hidden) add({}, n, r, name(n, r), p, k);
+      if (hidden || o.maxDepth > 0 && k > o.maxDepth) return;
+      const e = {};
+      if (r === 'Iframe') { e.o = origin(n); const b = box(n); if (b) e.b = b; }
+      if (add(e, n, r, name(n, r), p, k) >= 0 && r === 'Iframe') frames.push(n);
       return;
     }
     const nm = hidden ? '' : name(n, r);
@@ -200,6 +211,7 @@ const jsSnapshot = `function(o) {
   add({}, document, 'RootWebArea', document.title, -1, 0);
   if (document.documentElement) walk(document.documentElement, 0, 1, document.title, false);
   if (o.key) Object.defineProperty(document, Symbol.for('glovebox.refs'), {value: {key: o.key, els: els}, configurable: true});
+  if (o.frames && frames.length) Object.defineProperty(document, Symbol.for('glovebox.frames.' + o.frames), {value: frames, configurable: true});
   // One string: Chromium serializes a returned object value by value far slower than JSON.stringify.
   return JSON.stringify({nodes: nodes, complete: complete, vw: innerWidth, vh: innerHeight});
 }`

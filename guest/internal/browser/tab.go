@@ -38,11 +38,16 @@ type tab struct {
 	// actions counts the tab's actions. Actions are serialized by the agent's mutation queue.
 	group, prevGroup string
 	actions          int
-	// objects are the page objects resolved for the newest snapshot's refs, by element index (see resolveCached).
-	objects map[int]pageObject
+	// objects are the page objects resolved for the newest snapshot's refs (see resolveCached).
+	objects map[refLoc]pageObject
 
-	mu   sync.Mutex
-	gone bool
+	mu sync.Mutex
+	// host runs the scripts of the frames in the tab's process; oopifs are the attached out-of-process
+	// iframes by frame id (frames.go). frameSignal is closed when either changes.
+	host        *frameHost
+	oopifs      map[cdp.FrameID]*frameHost
+	frameSignal chan struct{}
+	gone        bool
 	// closed is closed when the session ends (the tab closed, the browser exited or we detached): an action
 	// waiting on the tab stops waiting.
 	closed chan struct{}
@@ -59,7 +64,8 @@ type tab struct {
 }
 
 // attach opens our session on a tab: Page (navigation events), Runtime (console, and the functions snapshots
-// and actions call) and Inspector (crash events) are enabled on it, nothing else.
+// and actions call) and Inspector (crash events) are enabled on it, and auto-attach of its out-of-process iframes
+// (frames.go), nothing else.
 func attach(ctx context.Context, c *chrome, id target.ID) (*tab, error) {
 	flat := true
 	res, err := cdp.Call(ctx, c.root(), target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: &flat})
@@ -68,11 +74,13 @@ func attach(ctx context.Context, c *chrome, id target.ID) (*tab, error) {
 	}
 	t := &tab{c: c, id: id, closed: make(chan struct{}), crashed: make(chan struct{})}
 	t.s = session{c: c.conn, id: res.SessionID, down: t.down}
+	t.host = newFrameHost(t, t.s)
 	c.conn.handle(res.SessionID, t.event)
-	methods := []string{"Page.enable", "Runtime.enable", "Inspector.enable"}
+	methods := []command{{method: "Page.enable"}, {method: "Runtime.enable"}, {method: "Inspector.enable"},
+		{method: target.CommandSetAutoAttach, params: autoAttach}}
 	errs := make(chan error, len(methods))
 	for _, m := range methods {
-		go func() { errs <- t.s.Call(ctx, m, nil, nil) }()
+		go func() { errs <- t.s.Call(ctx, m.method, m.params, nil) }()
 	}
 	for range methods {
 		if e := <-errs; e != nil && err == nil {
@@ -121,7 +129,16 @@ func (t *tab) tabKey() tabKey { return tabKey{t.c.port, t.id} }
 // event handles the session's events on the connection's reader goroutine: it must not call the browser.
 func (t *tab) event(method string, params jsonv2.Value) {
 	switch method {
+	case "Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared", "Target.attachedToTarget":
+		t.host.event(method, params)
 	case "Target.detachedFromTarget":
+		if params != nil {
+			// An OOPIF of the tab detaching is told on the tab's session too: only our own session's end is the tab's.
+			var ev target.EventDetachedFromTarget
+			if jsonv2.Unmarshal(params, &ev, chromedp.DefaultUnmarshalOptions) == nil && ev.SessionID != t.s.id {
+				return
+			}
+		}
 		t.mu.Lock()
 		if !t.gone {
 			t.gone = true
@@ -255,12 +272,12 @@ func (c *chrome) forget(t *tab) {
 	}
 }
 
-// snapshot is the newest snapshot of a tab: its refs and the index of the element each stands for among the
-// elements the page keeps for it (see jsSnapshot).
+// snapshot is the newest snapshot of a tab: its refs and where the element each stands for is kept (its frame
+// and its index among the elements the frame's document keeps for it, see jsSnapshot).
 type snapshot struct {
 	id   string
 	nav  uint64
-	refs map[string]int
+	refs map[string]refLoc
 }
 
 // remember makes s the tab's newest snapshot; the one before becomes superseded.
@@ -281,33 +298,33 @@ func (t *tab) remember(s *snapshot) {
 // node resolves a ref of this tab to its element's index in the snapshot: the snapshot must be this tab's
 // newest, taken in the current document. Whether the element is still in the document is checked when the
 // action runs.
-func (t *tab) node(r *agentv1.ElementRef) (int, error) {
+func (t *tab) node(r *agentv1.ElementRef) (refLoc, error) {
 	sid, ref := r.GetSnapshotId(), r.GetRef()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.newest == nil || t.newest.id != sid {
 		for _, old := range t.old {
 			if old == sid {
-				return 0, errgrpc.WithCause(fmt.Errorf("snapshot %s is not the newest of tab %s (%s is): %w", sid, t.id, t.newest.id, errdefs.ErrSnapshotSuperseded), errgrpc.CauseSuperseded)
+				return refLoc{}, errgrpc.WithCause(fmt.Errorf("snapshot %s is not the newest of tab %s (%s is): %w", sid, t.id, t.newest.id, errdefs.ErrSnapshotSuperseded), errgrpc.CauseSuperseded)
 			}
 		}
 		if owner, ok := t.c.b.snapshotTab(sid); ok {
-			return 0, errgrpc.WithCause(fmt.Errorf("snapshot %s is of tab %s of %s, not of tab %s of %s: take a snapshot of this tab: %w",
+			return refLoc{}, errgrpc.WithCause(fmt.Errorf("snapshot %s is of tab %s of %s, not of tab %s of %s: take a snapshot of this tab: %w",
 				sid, owner.tab, browserID(owner.port), t.id, t.c.id(), errdefs.ErrStaleRef), errgrpc.CauseOtherTarget)
 		}
 		if t.newest != nil && t.c.b.ids.Owns(sid) {
 			// One of ours, of this tab, older than what is remembered: superseded long ago.
-			return 0, errgrpc.WithCause(fmt.Errorf("snapshot %s is not the newest of tab %s: %w", sid, t.id, errdefs.ErrSnapshotSuperseded), errgrpc.CauseSuperseded)
+			return refLoc{}, errgrpc.WithCause(fmt.Errorf("snapshot %s is not the newest of tab %s: %w", sid, t.id, errdefs.ErrSnapshotSuperseded), errgrpc.CauseSuperseded)
 		}
-		return 0, t.c.b.ids.Unknown(sid)
+		return refLoc{}, t.c.b.ids.Unknown(sid)
 	}
 	if t.newest.nav != t.nav {
-		return 0, errgrpc.WithCause(fmt.Errorf("snapshot %s: the tab navigated since (navigation, reload or history): take a snapshot: %w", sid, errdefs.ErrStaleRef), errgrpc.CauseNavigated)
+		return refLoc{}, errgrpc.WithCause(fmt.Errorf("snapshot %s: the tab navigated since (navigation, reload or history): take a snapshot: %w", sid, errdefs.ErrStaleRef), errgrpc.CauseNavigated)
 	}
 	id, ok := t.newest.refs[ref]
 	if !ok {
 		// A snapshot's refs are fixed when it is taken: this one never existed.
-		return 0, errgrpc.WithCause(fmt.Errorf("ref %s is not in snapshot %s: %w", ref, sid, errdefs.ErrNotFound), errgrpc.CauseNoSuchRef)
+		return refLoc{}, errgrpc.WithCause(fmt.Errorf("ref %s is not in snapshot %s: %w", ref, sid, errdefs.ErrNotFound), errgrpc.CauseNoSuchRef)
 	}
 	return id, nil
 }

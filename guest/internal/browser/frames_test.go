@@ -1,0 +1,229 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/testenv/chromium"
+	"glovebox.dev/shared/testenv/desktop"
+)
+
+// frameDoc is a frame's document: a button, a field and a scrolling box, each reporting what it saw, and
+// whether the event was trusted, with a request to its own server (the test reads the frame's state there, not
+// through the code under test). The offsets put the controls away from the frame's origin.
+func frameDoc(n string) string {
+	return `<!doctype html><title>Frame ` + n + `</title>
+<script>const hit = s => fetch('/hit?' + new URLSearchParams({n: '` + n + `', e: s}));</script>
+<body style="margin:0"><div style="height:60px"></div><span style="display:inline-block;width:90px"></span>
+<button onclick="hit('click ' + event.isTrusted)" onmouseover="hit('hover ' + event.isTrusted)">Press ` + n + `</button>
+<input aria-label="Field ` + n + `" oninput="hit('input ' + this.value)" onkeydown="hit('key ' + event.key + ' ' + event.isTrusted)"
+ onselect="hit('select ' + this.selectionStart + '-' + this.selectionEnd)" onchange="hit('change ' + this.value)">
+<div role="region" aria-label="Box ` + n + `" style="height:60px;overflow:auto" onscroll="hit('scroll ' + this.scrollTop)"><div style="height:600px">tall</div></div>`
+}
+
+// frameServers serves a top page with a same-origin iframe, a cross-origin one (another site: an OOPIF under
+// site isolation) further down, and the frames' documents; every /hit request goes to hits.
+type frameServers struct {
+	top, cross string
+	hits       chan string
+}
+
+func serveFrames(t *testing.T, topBody func(cross string) string) *frameServers {
+	fs := &frameServers{hits: make(chan string, 256)}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		switch r.URL.Path {
+		case "/hit":
+			fs.hits <- r.URL.Query().Get("n") + " " + r.URL.Query().Get("e")
+		case "/frame":
+			fmt.Fprint(w, frameDoc(r.URL.Query().Get("n")))
+		default:
+			fmt.Fprint(w, topBody(fs.cross))
+		}
+	})
+	a := httptest.NewServer(h)
+	t.Cleanup(a.Close)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
+	b.Start()
+	t.Cleanup(b.Close)
+	fs.top = a.URL
+	// Another host name is another site: Chromium puts the frame in a process of its own.
+	fs.cross = "http://localhost:" + strings.TrimPrefix(b.URL, "http://127.0.0.1:")
+	return fs
+}
+
+// await waits (bounded) for the frame's server to report want, failing with everything it reported instead.
+func (fs *frameServers) await(t *testing.T, want string) {
+	t.Helper()
+	var seen []string
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case h := <-fs.hits:
+			if h == want {
+				return
+			}
+			seen = append(seen, h)
+		case <-timeout:
+			t.Fatalf("the frame did not report %q within 5s; it reported %q", want, seen)
+		}
+	}
+}
+
+// TestFrames snapshots a page with a same-origin iframe and an out-of-process one and acts by refs inside each:
+// click, hover, fill, type, press, set_value, select_text and scroll each reach the frame's own element (its
+// handlers report trusted events to its server), at coordinates offset by where the frame is, scrolled into view
+// first.
+func TestFrames(t *testing.T) {
+	lb := startSiteIsolated(t)
+	b := lb.b
+	fs := serveFrames(t, func(cross string) string {
+		return `<!doctype html><title>Top</title><button>Top button</button><div style="height:100px"></div>
+<iframe src="/frame?n=same" style="width:420px;height:300px;border:7px solid #000;padding:5px"></iframe>
+<div style="height:1400px"></div>
+<iframe src="` + cross + `/frame?n=cross" style="width:420px;height:300px;border:3px solid #000;margin-left:150px"></iframe>`
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	tr := lb.newTab(t, ctx, "")
+	if _, err := lb.act(ctx, &agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: tr, Url: fs.top}}}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := snap.GetSnapshot()
+	if !s.GetComplete() {
+		t.Errorf("snapshot incomplete: %s", s.GetIncompleteReason())
+	}
+	refOf := func(t *testing.T, name string) (*agentv1.Locator, *agentv1.Element) {
+		t.Helper()
+		for _, el := range s.GetElements() {
+			if el.GetName() == name {
+				return &agentv1.Locator{Kind: &agentv1.Locator_Ref{Ref: &agentv1.ElementRef{SnapshotId: s.GetSnapshotId(), Ref: el.GetRef()}}}, el
+			}
+		}
+		t.Fatalf("no %q in the snapshot:\n%s", name, s.GetText())
+		return nil, nil
+	}
+	act := func(t *testing.T, r *agentv1.ActRequest) *agentv1.ActResponse {
+		t.Helper()
+		resp, err := lb.act(ctx, r)
+		if err != nil {
+			t.Fatalf("%T: %v", r.GetAction(), err)
+		}
+		return resp
+	}
+	for _, n := range []string{"same", "cross"} {
+		t.Run(n, func(t *testing.T) {
+			button, el := refOf(t, "Press "+n)
+			if !strings.HasPrefix(el.GetRef(), "f") {
+				t.Errorf("ref %s of a frame's button does not name its frame", el.GetRef())
+			}
+			field, _ := refOf(t, "Field "+n)
+			box, _ := refOf(t, "Box "+n)
+			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Hover{Hover: &agentv1.Hover{Tab: tr, Locator: button}}})
+			fs.await(t, n+" hover true")
+			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: tr, Locator: button}}})
+			fs.await(t, n+" click true")
+			if resp := act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Fill{Fill: &agentv1.Fill{Tab: tr, Locator: field, Text: "filled"}}}); resp.GetValue() != "filled" {
+				t.Errorf("fill answered %q", resp.GetValue())
+			}
+			fs.await(t, n+" input filled")
+			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageType{PageType: &agentv1.PageType{Tab: tr, Text: "!"}}})
+			fs.await(t, n+" input filled!")
+			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Press{Press: &agentv1.Press{Tab: tr, Key: "Enter"}}})
+			fs.await(t, n+" key Enter true")
+			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_SetValue{SetValue: &agentv1.SetValue{Tab: tr, Locator: field, Value: "set"}}})
+			fs.await(t, n+" change set")
+			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageSelectText{PageSelectText: &agentv1.PageSelectText{Tab: tr, Locator: field,
+				Match: &agentv1.TextMatch{Text: "e"}}}})
+			fs.await(t, n+" select 1-2")
+			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageScroll{PageScroll: &agentv1.PageScroll{Tab: tr, Locator: box, Dy: 40}}})
+			fs.await(t, n+" scroll 40")
+		})
+	}
+}
+
+// TestFrameNotEntered: a sandboxed frame without scripts is entered all the same (DevTools runs scripts in
+// it); an out-of-process frame whose renderer crashed runs none and cannot be entered: the snapshot says so
+// (complete false, the reason naming the iframe) instead of answering complete without its content.
+func TestFrameNotEntered(t *testing.T) {
+	lb := startSiteIsolated(t)
+	fs := serveFrames(t, func(cross string) string {
+		return `<!doctype html><title>Sealed</title><button>Outside</button>
+<iframe sandbox srcdoc="<button>Sealed in</button>"></iframe><iframe src="` + cross + `/frame?n=cross"></iframe>`
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tr := lb.newTab(t, ctx, "")
+	if _, err := lb.act(ctx, &agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: tr, Url: fs.top}}}); err != nil {
+		t.Fatal(err)
+	}
+	snapshot := func() *agentv1.Snapshot {
+		t.Helper()
+		snap, err := lb.b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: tr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.GetSnapshot()
+	}
+	s := snapshot()
+	if !s.GetComplete() || !strings.Contains(s.GetText(), `button "Sealed in"`) || !strings.Contains(s.GetText(), `button "Press cross"`) {
+		t.Fatalf("before the crash: complete %v (%s), want both frames entered:\n%s", s.GetComplete(), s.GetIncompleteReason(), s.GetText())
+	}
+	// Crash the out-of-process frame's renderer through a DevTools connection of the test's own.
+	var list []targetInfo
+	var ws string
+	if err := getJSON(ctx, lb.port, "/json/list", &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range list {
+		if ti.Type == "iframe" && strings.Contains(ti.URL, "n=cross") {
+			ws = "ws://127.0.0.1:" + strconv.Itoa(lb.port) + "/devtools/page/" + ti.ID
+		}
+	}
+	if ws == "" {
+		t.Fatalf("the browser lists no out-of-process frame: %+v", list)
+	}
+	own, err := dial(ctx, ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.close()
+	crashCtx, cancelCrash := context.WithTimeout(ctx, 2*time.Second)
+	defer cancelCrash()
+	_ = own.call(crashCtx, "", "Page.crash", nil, nil) // no answer comes from a crashed renderer
+	s = snapshot()
+	if s.GetComplete() || !strings.Contains(s.GetIncompleteReason(), "iframe e4 not entered") || strings.Contains(s.GetText(), "Press cross") {
+		t.Errorf("after the crash: complete %v, reason %q; want incomplete naming iframe e4:\n%s", s.GetComplete(), s.GetIncompleteReason(), s.GetText())
+	}
+	if !strings.Contains(s.GetText(), `button "Outside"`) || !strings.Contains(s.GetText(), `button "Sealed in"`) {
+		t.Errorf("the rest of the page is missing:\n%s", s.GetText())
+	}
+}
+
+// startSiteIsolated is startBrowser with every site in a process of its own (--site-per-process), so a
+// cross-site iframe is an out-of-process frame.
+func startSiteIsolated(t *testing.T) *liveBrowser {
+	t.Helper()
+	chromium.Need(t)
+	d := desktop.Start(t, desktop.Options{})
+	port := chromium.Launch(t, d, chromium.Options{Extra: []string{"--site-per-process"}}).Port
+	b := New(Config{Ports: []int{port}, Display: d.Display, ProfileDir: t.TempDir(), Executable: "/nonexistent"})
+	t.Cleanup(func() { b.Close() })
+	return &liveBrowser{b: b, id: browserID(port), port: port}
+}
