@@ -6,6 +6,7 @@ package a11y
 import (
 	"bufio"
 	"context"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,7 +56,13 @@ type program struct {
 // start starts a program on the accessibility session; it is killed when the test ends.
 func start(t *testing.T, s *a11ybus.Session, name string, args ...string) *program {
 	t.Helper()
-	c := s.Command(name, args...)
+	return startCmd(t, s, s.Command(name, args...))
+}
+
+// startCmd starts c, made by s.Command, and reads its stdout.
+func startCmd(t *testing.T, s *a11ybus.Session, c *exec.Cmd) *program {
+	t.Helper()
+	name := c.Path
 	out, err := c.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

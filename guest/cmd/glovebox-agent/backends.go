@@ -13,6 +13,7 @@ import (
 	"glovebox.dev/guest/internal/x11/input"
 	"glovebox.dev/guest/internal/x11/screen"
 	"glovebox.dev/guest/internal/x11/windows"
+	"glovebox.dev/guest/internal/x11/xconn"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 )
 
@@ -118,10 +119,12 @@ func (s *backendSet) openMissing(ctx context.Context) bool {
 	}
 	if s.b.Accessibility == nil && time.Since(s.lastA11y) >= retryAccessibility {
 		s.lastA11y = time.Now()
-		// The accessibility bus is found through the session bus of DBUS_SESSION_BUS_ADDRESS; element_click's
-		// pointer fallback clicks through the input backend (inside the same mutation queue).
+		// The accessibility bus is found as the toolkits find it: AT_SPI_BUS_ADDRESS, the X root window's
+		// AT_SPI_BUS, the session bus of DBUS_SESSION_BUS_ADDRESS; element_click's pointer fallback clicks through
+		// the input backend (inside the same mutation queue).
 		actx, cancel := context.WithTimeout(ctx, accessibilityOpen)
-		a, err := atspi.Open(actx, atspi.Options{Click: s.click, Logger: s.log.With("backend", "accessibility")})
+		a, err := atspi.Open(actx, atspi.Options{Click: s.click, Logger: s.log.With("backend", "accessibility"),
+			RootBus: func() (string, error) { return xconn.RootString(s.display, "AT_SPI_BUS") }})
 		cancel()
 		if err != nil {
 			s.fail(agentv1.Backend_BACKEND_ACCESSIBILITY, err)

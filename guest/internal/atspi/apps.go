@@ -45,6 +45,9 @@ func (b *Backend) apps(ctx context.Context) ([]appRef, error) {
 	if err := b.call(ctx, registryName, rootPath, ifAccessible+".GetChildren").Store(&kids); err != nil {
 		return nil, fmt.Errorf("atspi registry: %v: %w", err, errdefs.ErrUnavailable)
 	}
+	if len(kids) > 0 {
+		b.seenApp.Store(true)
+	}
 	out := make([]appRef, len(kids))
 	var wg sync.WaitGroup
 	for i, k := range kids {

@@ -3,9 +3,10 @@
 // then pipelined calls with bounded concurrency), keeps the snapshots so element refs resolve only while they
 // are valid, and performs element actions after checking the element again (compare and act).
 //
-// The backend reaches the accessibility bus through the session bus named by DBUS_SESSION_BUS_ADDRESS (or
-// Options.SessionBus): org.a11y.Bus.GetAddress gives its address, and org.a11y.Status.IsEnabled is set to true so
-// toolkits export their trees.
+// The backend finds the accessibility bus the way libatspi (so GTK's bridge, Chromium and pyatspi) does:
+// AT_SPI_BUS_ADDRESS, else the AT_SPI_BUS property of the X root window (Options.RootBus), else
+// org.a11y.Bus.GetAddress on the session bus named by DBUS_SESSION_BUS_ADDRESS (or Options.SessionBus); and sets
+// org.a11y.Status.IsEnabled on the session bus so toolkits export their trees (busaddr.go).
 package atspi
 
 import (
@@ -13,9 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -59,6 +60,8 @@ const (
 type Options struct {
 	// SessionBus is the session bus address; empty means $DBUS_SESSION_BUS_ADDRESS.
 	SessionBus string
+	// RootBus reads the AT_SPI_BUS property of the X root window ("" when it is not set); nil: not read.
+	RootBus func() (string, error)
 	// Click clicks the left button once at a root-window point: the pointer fallback of element_click for an
 	// element with no click-like action. Nil makes that fallback fail with CAPABILITY_UNAVAILABLE.
 	Click func(ctx context.Context, x, y int32) error
@@ -74,9 +77,15 @@ type Options struct {
 type Backend struct {
 	conn    *dbus.Conn
 	session string
-	opts    Options
-	log     *slog.Logger
-	store   *store
+	// source says where the bus address came from (busAddress).
+	source string
+	opts   Options
+	// seenApp is set once an application has been seen on the bus (watchApps).
+	seenApp   atomic.Bool
+	closed    chan struct{}
+	closeOnce sync.Once
+	log       *slog.Logger
+	store     *store
 
 	mu   sync.Mutex
 	pids map[string]int32 // bus name -> pid; a unique bus name is never reused by the daemon
@@ -101,33 +110,13 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	session := opts.SessionBus
-	if session == "" {
-		session = os.Getenv("DBUS_SESSION_BUS_ADDRESS")
-	}
-	if session == "" {
-		return nil, fmt.Errorf("atspi: no session bus (DBUS_SESSION_BUS_ADDRESS is unset): %w", errdefs.ErrCapabilityUnavailable)
-	}
-	sc, err := dbus.Connect(session, dbus.WithContext(ctx))
+	addr, source, session, err := busAddress(ctx, opts, log)
 	if err != nil {
-		return nil, fmt.Errorf("atspi: session bus: %v: %w", err, errdefs.ErrCapabilityUnavailable)
-	}
-	defer sc.Close()
-	cctx, cancel := context.WithTimeout(ctx, opts.CallTimeout)
-	defer cancel()
-	bus := sc.Object("org.a11y.Bus", "/org/a11y/bus")
-	var addr string
-	if err := bus.CallWithContext(cctx, "org.a11y.Bus.GetAddress", 0).Store(&addr); err != nil {
-		return nil, fmt.Errorf("atspi: org.a11y.Bus.GetAddress: %v: %w", err, errdefs.ErrCapabilityUnavailable)
-	}
-	// Toolkits and screen readers watch IsEnabled; GTK exports its tree regardless, Chromium and Qt only
-	// when it is true.
-	if err := bus.CallWithContext(cctx, ifProperties+".Set", 0, "org.a11y.Status", "IsEnabled", dbus.MakeVariant(true)).Err; err != nil {
-		log.Warn("set org.a11y.Status.IsEnabled", "error", err)
+		return nil, err
 	}
 	conn, err := dbus.Connect(addr, dbus.WithContext(context.Background()))
 	if err != nil {
-		return nil, fmt.Errorf("atspi: accessibility bus %s: %v: %w", addr, err, errdefs.ErrCapabilityUnavailable)
+		return nil, fmt.Errorf("atspi: accessibility bus from %s: %v: %w", source, err, errdefs.ErrCapabilityUnavailable)
 	}
 	// at-spi2-atk (GTK, Chromium) builds its Cache object only once some client listens for events; a
 	// listener on children-changed, as every screen reader registers, makes every app (including those started
@@ -139,12 +128,16 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 		"org.a11y.atspi.Registry.RegisterEvent", 0, "object:children-changed", []string{}, "").Err; err != nil {
 		log.Warn("register an event listener (snapshots will read every node)", "error", err)
 	}
-	return &Backend{conn: conn, session: session, opts: opts, log: log, store: newStore(),
-		pids: map[string]int32{}, peers: map[string]*dbus.Conn{}, fasts: map[string]*fastConn{}}, nil
+	b := &Backend{conn: conn, session: session, source: source, opts: opts, log: log, store: newStore(),
+		pids: map[string]int32{}, peers: map[string]*dbus.Conn{}, fasts: map[string]*fastConn{},
+		closed: make(chan struct{})}
+	b.watchApps(ctx)
+	return b, nil
 }
 
 // Close closes the connection.
 func (b *Backend) Close() error {
+	b.closeOnce.Do(func() { close(b.closed) })
 	b.closePeers()
 	return b.conn.Close()
 }

@@ -27,6 +27,9 @@ type AccessibilityIO interface {
 	Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.ActResponse) error
 	// Available reports whether the backend can work, and why not.
 	Available() (ok bool, reason string)
+	// Degraded says why a backend that works is likely to see nothing (no application ever appeared on its
+	// bus); empty when it is not.
+	Degraded() string
 }
 
 // AdaptAccessibility turns an AccessibilityIO (such as *atspi.Backend) into an Accessibility whose capability
@@ -39,6 +42,9 @@ type adaptedAccessibility struct{ AccessibilityIO }
 func (b adaptedAccessibility) Capability() Capability {
 	if ok, reason := b.Available(); !ok {
 		return Unavailable(reason)
+	}
+	if r := b.Degraded(); r != "" {
+		return Capability{State: agentv1.CapabilityState_CAPABILITY_STATE_DEGRADED, Reason: r}
 	}
 	return Available
 }

@@ -187,3 +187,81 @@ func group(c *exec.Cmd) *exec.Cmd {
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return c
 }
+
+// BusAddress is the accessibility bus's address, as org.a11y.Bus.GetAddress answers it on the session bus.
+func (s *Session) BusAddress(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, "dbus-send", "--session", "--print-reply=literal", "--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress")
+	c.Env = s.Env()
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("org.a11y.Bus.GetAddress: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Config is Debian's configuration of an accessibility bus daemon (at-spi2-core).
+const Config = "/usr/share/defaults/at-spi2/accessibility.conf"
+
+// StartBus starts a second accessibility bus for s's desktop, apart from the one s's launcher runs: a bus daemon
+// on a socket of the test's own with a registry on it, and answers its address. No session bus names it; set it
+// on the root window (SetRootBus) or in AT_SPI_BUS_ADDRESS for programs to use it. Both stop when the test ends.
+func (s *Session) StartBus(t testing.TB) string {
+	t.Helper()
+	if _, err := os.Stat(Config); err != nil {
+		testenv.Missing(t, Config+" not installed (Debian at-spi2-core)")
+	}
+	addr := "unix:path=" + t.TempDir() + "/bus"
+	bus := group(exec.Command("dbus-daemon", "--config-file="+Config, "--nofork", "--address="+addr))
+	bus.Env = s.Env()
+	if err := bus.Start(); err != nil {
+		t.Fatalf("start the accessibility bus daemon: %v", err)
+	}
+	t.Cleanup(func() { stop(bus) })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		err := exec.CommandContext(ctx, "dbus-send", "--bus="+addr, "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ListNames").Run()
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the accessibility bus daemon did not answer on %s within 10s", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	registry := group(s.Command(Registry))
+	registry.Env = append(registry.Env, "AT_SPI_BUS_ADDRESS="+addr)
+	if err := registry.Start(); err != nil {
+		t.Fatalf("start %s: %v", Registry, err)
+	}
+	t.Cleanup(func() { stop(registry) })
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		err := exec.CommandContext(ctx, "dbus-send", "--bus="+addr, "--print-reply", "--dest=org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root", "org.a11y.atspi.Accessible.GetChildren").Run()
+		cancel()
+		if err == nil {
+			return addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the registry did not answer on %s within 10s", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// SetRootBus sets the AT_SPI_BUS property of the desktop's X root window, which libatspi (GTK's bridge,
+// Chromium, pyatspi) reads before it asks the session bus, to addr. It calls testenv.Missing without xprop.
+func SetRootBus(t testing.TB, d *desktop.Desktop, addr string) {
+	t.Helper()
+	testenv.NeedCommands(t, "xprop")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c := d.CommandContext(ctx, "xprop", "-root", "-f", "AT_SPI_BUS", "8s", "-set", "AT_SPI_BUS", addr)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("xprop -set AT_SPI_BUS: %v: %s", err, out)
+	}
+}

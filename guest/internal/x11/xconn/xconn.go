@@ -203,3 +203,33 @@ func DiscardEvents(c *xgb.Conn) {
 		}
 	}()
 }
+
+// maxRootString bounds a root window string property read by RootString, in 4-byte units (a D-Bus address is
+// well under a kilobyte).
+const maxRootString = 1024
+
+// RootString reads a STRING (or UTF8_STRING) property of the display's root window, as libatspi reads
+// AT_SPI_BUS; "" when the property is not set.
+func RootString(display, name string) (string, error) {
+	c, err := Open(display)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	atom, err := xproto.InternAtom(c, true, uint16(len(name)), name).Reply()
+	if err != nil {
+		return "", fmt.Errorf("X display %q: intern %s: %w", display, name, err)
+	}
+	if atom.Atom == xproto.AtomNone {
+		return "", nil
+	}
+	root := xproto.Setup(c).DefaultScreen(c).Root
+	r, err := xproto.GetProperty(c, false, root, atom.Atom, xproto.GetPropertyTypeAny, 0, maxRootString).Reply()
+	if err != nil {
+		return "", fmt.Errorf("X display %q: root property %s: %w", display, name, err)
+	}
+	if r.Format != 8 {
+		return "", nil
+	}
+	return string(r.Value), nil
+}
