@@ -10,9 +10,19 @@ cd "$(dirname "$0")/.."
 export PATH="$PWD/bin:$PATH"
 out_dir=bench/out; mkdir -p "$out_dir"
 out="$out_dir/bench-$(date +%Y%m%d-%H%M%S).txt"
-go test -run '^$' -bench "${1:-.}" -benchtime "${BENCHTIME:-2s}" -count 1 -timeout 30m \
-  ./guest/internal/server/ ./guest/internal/encode/ ./guest/internal/x11/... ./guest/internal/clipboard/ \
-  ./host/internal/audit/ ./host/internal/broker/ ./tests/broker/ ./tests/console/ 2>&1 | tee "$out"
+# One package a line, so additions merge cleanly.
+pkgs=(
+  ./guest/internal/server/
+  ./guest/internal/encode/
+  ./guest/internal/x11/...
+  ./guest/internal/clipboard/
+  ./guest/internal/atspi/
+  ./host/internal/audit/
+  ./host/internal/broker/
+  ./tests/broker/
+  ./tests/console/
+)
+go test -run '^$' -bench "${1:-.}" -benchtime "${BENCHTIME:-2s}" -count 1 -timeout 30m "${pkgs[@]}" 2>&1 | tee "$out"
 
 echo
 echo "== ratios (peer time / glovebox time; higher is better for glovebox), of the means and of the medians"

@@ -28,7 +28,7 @@ type env struct {
 	b *Backend
 }
 
-func newEnv(t *testing.T, opts Options) *env {
+func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
 	d := desktop.Start(t, desktop.Options{})
 	s := a11ybus.Start(t, d)
@@ -52,7 +52,7 @@ type app struct {
 }
 
 // startApp starts a program on the session and kills it when the test ends.
-func (e *env) startApp(t *testing.T, name string, args ...string) *app {
+func (e *env) startApp(t testing.TB, name string, args ...string) *app {
 	t.Helper()
 	c := e.s.Command(name, args...)
 	if f, err := os.Create(filepath.Join(os.TempDir(), "a11y-"+filepath.Base(name)+".log")); err == nil {
@@ -87,7 +87,7 @@ func (e *env) startApp(t *testing.T, name string, args ...string) *app {
 }
 
 // startTestApp starts testdata/a11yapp.py and waits until it is on the bus.
-func (e *env) startTestApp(t *testing.T, prgname string) *app {
+func (e *env) startTestApp(t testing.TB, prgname string) *app {
 	t.Helper()
 	testenv.NeedCommands(t, python)
 	a := e.startApp(t, python, "testdata/a11yapp.py", prgname)
@@ -97,7 +97,7 @@ func (e *env) startTestApp(t *testing.T, prgname string) *app {
 }
 
 // waitOnBus waits until the process is an application on the accessibility bus.
-func (e *env) waitOnBus(t *testing.T, pid int32) {
+func (e *env) waitOnBus(t testing.TB, pid int32) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
@@ -110,7 +110,7 @@ func (e *env) waitOnBus(t *testing.T, pid int32) {
 }
 
 // waitLine waits until the app printed a line equal to want (or with want as prefix when want ends in "*").
-func (a *app) waitLine(t *testing.T, want string, timeout time.Duration) {
+func (a *app) waitLine(t testing.TB, want string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.After(timeout)
 	for {
