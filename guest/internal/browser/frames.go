@@ -19,8 +19,10 @@ import (
 // session with the contexts it runs; the tab keeps its own and one per attached OOPIF.
 
 // frameWait bounds how long a snapshot waits for a frame's execution context or OOPIF session to be reported
-// (a frame that just loaded): Chromium reports them within milliseconds of the document's creation.
-const frameWait = 500 * time.Millisecond
+// (a frame that just loaded): Chromium reports them within milliseconds of the document's creation, an OOPIF's
+// once its session's Runtime is enabled, which a loaded machine can hold up for a while. A crashed OOPIF is not
+// waited for.
+const frameWait = 2 * time.Second
 
 // frameHost is a session that runs frames' scripts: the tab's own, or an OOPIF's.
 type frameHost struct {
@@ -175,13 +177,21 @@ func (t *tab) scopeOf(ctx context.Context, id cdp.FrameID) (frameScope, bool) {
 	for {
 		t.mu.Lock()
 		sc, ok := t.scopeLocked(id)
+		crashed := false
+		if h := t.oopifs[id]; h != nil {
+			select {
+			case <-h.down:
+				crashed = true
+			default:
+			}
+		}
 		if t.frameSignal == nil {
 			t.frameSignal = make(chan struct{})
 		}
 		signal := t.frameSignal
 		t.mu.Unlock()
-		if ok {
-			return sc, true
+		if ok || crashed {
+			return sc, ok
 		}
 		select {
 		case <-signal:

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/testenv/chromium"
 	"glovebox.dev/shared/testenv/desktop"
 )
@@ -64,8 +66,9 @@ func serveFrames(t *testing.T, topBody func(cross string) string) *frameServers 
 	return fs
 }
 
-// await waits (bounded) for the frame's server to report want, failing with everything it reported instead.
-func (fs *frameServers) await(t *testing.T, want string) {
+// await waits (bounded) for the frame's server to report want, failing with everything it reported instead; it
+// answers what the server reported before want.
+func (fs *frameServers) await(t *testing.T, want string) []string {
 	t.Helper()
 	var seen []string
 	timeout := time.After(5 * time.Second)
@@ -73,7 +76,7 @@ func (fs *frameServers) await(t *testing.T, want string) {
 		select {
 		case h := <-fs.hits:
 			if h == want {
-				return
+				return seen
 			}
 			seen = append(seen, h)
 		case <-timeout:
@@ -155,6 +158,30 @@ func TestFrames(t *testing.T) {
 			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageScroll{PageScroll: &agentv1.PageScroll{Tab: tr, Locator: box, Dy: 40}}})
 			fs.await(t, n+" scroll 40")
 		})
+	}
+	// The same-origin frame navigates (the test's own evaluate): its refs are stale, and nothing is clicked in
+	// the new document.
+	tb, err := b.resolveTab(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	button, _ := refOf(t, "Press same")
+	readString(t, ctx, tb, "document.querySelector('iframe').src = '/frame?n=next'; 'ok'")
+	for deadline := time.Now().Add(10 * time.Second); readString(t, ctx, tb, "document.querySelector('iframe').contentDocument.title") != "Frame next"; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the frame did not navigate within 10s")
+		}
+	}
+	if _, err := lb.act(ctx, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: tr, Locator: button}}}); !errors.Is(err, errdefs.ErrStaleRef) {
+		t.Errorf("click by a ref of the frame's old document: %v, want STALE_REF", err)
+	}
+	if got := readString(t, ctx, tb, "document.querySelector('iframe').contentDocument.title"); got != "Frame next" {
+		t.Errorf("the frame shows %q", got)
+	}
+	// A report the test makes the frame send comes after any the refused click would have caused.
+	readString(t, ctx, tb, "document.querySelector('iframe').contentWindow.eval(\"hit('sentinel')\"), 'ok'")
+	if seen := fs.await(t, "next sentinel"); len(seen) > 0 {
+		t.Errorf("the frame reported %q after the refused click", seen)
 	}
 }
 
