@@ -227,7 +227,7 @@ func (t *tab) resolveCached(ctx context.Context, key string, at refLoc) (runtime
 	res, err := cdp.Call(ctx, at.f.scope.s, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: "(" + jsRef + ")(" + jsonString(key) + "," + strconv.Itoa(at.i) + ")", ObjectGroup: t.group, ContextID: at.f.scope.ctx})
 	if err != nil {
-		if frameLost(err) {
+		if frameLost(err) || at.f.scope.s.id != t.s.id && errors.Is(err, errTabDown) {
 			return "", fmt.Errorf("its frame is gone (navigated or removed): take a snapshot: %w", errdefs.ErrStaleRef)
 		}
 		return "", err
@@ -240,7 +240,8 @@ func (t *tab) resolveCached(ctx context.Context, key string, at refLoc) (runtime
 }
 
 // frameLost reports whether a call failed because the frame it ran in is gone: its execution context was
-// destroyed (the frame navigated or was removed) or its OOPIF session detached.
+// destroyed (the frame navigated or was removed) or its OOPIF session detached. (An OOPIF whose renderer crashed
+// fails its calls with errTabDown.)
 func frameLost(err error) bool {
 	var ce *cdpError
 	return errors.As(err, &ce) && (strings.Contains(ce.err.Message, "Cannot find context") ||
