@@ -116,7 +116,15 @@ func (h *frameHost) event(method string, params jsonv2.Value) {
 			}
 		}
 		frame := cdp.FrameID(ev.TargetInfo.TargetID)
-		h.s.c.handle(ev.SessionID, func(method string, params jsonv2.Value) {
+		own := ev.SessionID
+		h.s.c.handle(own, func(method string, params jsonv2.Value) {
+			if method == "Target.detachedFromTarget" && params != nil {
+				// A nested OOPIF detaching is told on its parent's session too.
+				var d target.EventDetachedFromTarget
+				if jsonv2.Unmarshal(params, &d, chromedp.DefaultUnmarshalOptions) == nil && d.SessionID != own {
+					return
+				}
+			}
 			switch method {
 			case "Target.detachedFromTarget":
 				t.mu.Lock()
@@ -125,7 +133,7 @@ func (h *frameHost) event(method string, params jsonv2.Value) {
 					delete(t.oopifs, frame)
 				}
 				t.mu.Unlock()
-				h.s.c.handle(ev.SessionID, nil)
+				h.s.c.handle(own, nil)
 			case "Inspector.targetCrashed":
 				t.mu.Lock()
 				child.fail()

@@ -186,13 +186,15 @@ func TestFrames(t *testing.T) {
 }
 
 // TestFrameNotEntered: a sandboxed frame without scripts is entered all the same (DevTools runs scripts in
-// it); an out-of-process frame whose renderer crashed runs none and cannot be entered: the snapshot says so
-// (complete false, the reason naming the iframe) instead of answering complete without its content.
+// it), and so is a frame in a frame, whose button a click by ref reaches through both offsets; an out-of-process
+// frame whose renderer crashed runs no script and cannot be entered: the snapshot says so (complete false, the
+// reason naming the iframe) instead of answering complete without its content.
 func TestFrameNotEntered(t *testing.T) {
 	lb := startSiteIsolated(t)
 	fs := serveFrames(t, func(cross string) string {
 		return `<!doctype html><title>Sealed</title><button>Outside</button>
-<iframe sandbox srcdoc="<button>Sealed in</button>"></iframe><iframe src="` + cross + `/frame?n=cross"></iframe>`
+<iframe sandbox srcdoc="<button>Sealed in</button>"></iframe><iframe src="` + cross + `/frame?n=cross"></iframe>
+<iframe id="outer" style="margin-left:40px" srcdoc="<p>outer</p><iframe style='margin-left:60px' srcdoc='<button onclick=&quot;document.title=event.isTrusted&quot;>Deep in</button>'></iframe>"></iframe>`
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -212,6 +214,28 @@ func TestFrameNotEntered(t *testing.T) {
 	if !s.GetComplete() || !strings.Contains(s.GetText(), `button "Sealed in"`) || !strings.Contains(s.GetText(), `button "Press cross"`) {
 		t.Fatalf("before the crash: complete %v (%s), want both frames entered:\n%s", s.GetComplete(), s.GetIncompleteReason(), s.GetText())
 	}
+	// A frame in a frame: its button's ref clicks there, at the point offset by both iframes.
+	var deep *agentv1.Element
+	for _, el := range s.GetElements() {
+		if el.GetName() == "Deep in" {
+			deep = el
+		}
+	}
+	if deep == nil || deep.GetDepth() < 5 {
+		t.Fatalf("no nested frame's button at depth 5 or more:\n%s", s.GetText())
+	}
+	if _, err := lb.act(ctx, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: tr,
+		Locator: &agentv1.Locator{Kind: &agentv1.Locator_Ref{Ref: &agentv1.ElementRef{SnapshotId: s.GetSnapshotId(), Ref: deep.GetRef()}}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := lb.b.resolveTab(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, ctx, tb, "document.getElementById('outer').contentDocument.querySelector('iframe').contentDocument.title"); got != "true" {
+		t.Errorf("the nested frame's title is %q after the click, want true (a trusted click)", got)
+	}
+
 	// Crash the out-of-process frame's renderer through a DevTools connection of the test's own.
 	var list []targetInfo
 	var ws string
