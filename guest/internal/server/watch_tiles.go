@@ -19,9 +19,14 @@ type TileScreen interface {
 	CursorShape(ctx context.Context) (*agentv1.CursorShape, uint32, error)
 }
 
-// cursorPoll is how often a watch with cursor looks at the pointer when nothing is damaged: pointer moves
-// make no damage. 30 times a second is smooth to a person and one QueryPointer round trip each.
-const cursorPoll = time.Second / 30
+// How often a watch with cursor looks at the pointer when nothing is damaged (pointer moves make no damage):
+// 30 times a second while it moves, smooth to a person; 5 times a second once it has rested for idleAfter,
+// so an idle screen costs a QueryPointer every 200 ms.
+const (
+	cursorPoll     = time.Second / 30
+	cursorIdlePoll = time.Second / 5
+	idleAfter      = 2 * time.Second
+)
 
 // watchTiles is WatchScreen with tiles and/or cursor: a full frame first, then only the damaged bands (or
 // whole frames without tiles), and the pointer's position and shape beside them.
@@ -52,7 +57,7 @@ func (o *observeService) watchTiles(r *agentv1.WatchScreenRequest, scr Screen, i
 	if err := stream.Send(resp); err != nil {
 		return ctxErr(ctx, err)
 	}
-	sent := time.Now()
+	sent, moved := time.Now(), time.Now()
 	for {
 		// Rate bound: changes meanwhile are coalesced into the next response.
 		if wait := time.Until(sent.Add(interval)); wait > 0 {
@@ -64,7 +69,11 @@ func (o *observeService) watchTiles(r *agentv1.WatchScreenRequest, scr Screen, i
 		}
 		wctx, cancel := ctx, context.CancelFunc(func() {})
 		if r.GetCursor() {
-			wctx, cancel = context.WithTimeout(ctx, cursorPoll)
+			poll := cursorPoll
+			if time.Since(moved) > idleAfter {
+				poll = cursorIdlePoll
+			}
+			wctx, cancel = context.WithTimeout(ctx, poll)
 		}
 		_, werr := scr.WaitChange(wctx, last)
 		cancel()
@@ -89,24 +98,27 @@ func (o *observeService) watchTiles(r *agentv1.WatchScreenRequest, scr Screen, i
 			}
 		}
 		resp.FrameSeq = last
-		moved := false
+		cursorMoved := false
 		if r.GetCursor() {
 			p, err := o.s.b().Screen.Cursor(ctx)
 			if err != nil {
 				return ctxErr(ctx, err)
 			}
 			resp.CursorPosition = p.GetPosition()
-			moved = p.GetPosition().GetX() != pos.GetX() || p.GetPosition().GetY() != pos.GetY()
+			cursorMoved = p.GetPosition().GetX() != pos.GetX() || p.GetPosition().GetY() != pos.GetY()
+			if cursorMoved {
+				moved = time.Now()
+			}
 			// The shape is read only when something happened: an idle screen costs one QueryPointer a poll.
-			if moved || changed {
+			if cursorMoved || changed {
 				if _, serial, err = o.cursor(ctx, ts, resp, serial, false); err != nil {
 					return ctxErr(ctx, err)
 				}
 			}
-			moved = moved || resp.CursorShape != nil
+			cursorMoved = cursorMoved || resp.CursorShape != nil
 			pos = p.GetPosition()
 		}
-		if len(resp.Tiles) == 0 && resp.Image == nil && !moved {
+		if len(resp.Tiles) == 0 && resp.Image == nil && !cursorMoved {
 			continue
 		}
 		if err := stream.Send(resp); err != nil {
