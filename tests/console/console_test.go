@@ -62,6 +62,37 @@ func TestConsole(t *testing.T) {
 	t.Run("control", func(t *testing.T) { testControl(t, r) })
 	t.Run("refusals", func(t *testing.T) { testRefusals(t, r, watcherConn) })
 	t.Run("handoff", func(t *testing.T) { testHandoff(t, r) })
+	t.Run("cli", func(t *testing.T) { testCLI(t, r) })
+}
+
+// testCLI: glovebox view prints a link that opens once; help-request and help-requests go through the broker.
+func testCLI(t *testing.T, r *rig) {
+	out, err := r.glovebox(t, "view", r.broker.Guest, "-control", "-ttl", "2m")
+	if err != nil {
+		t.Fatalf("glovebox view: %v\n%s", err, out)
+	}
+	url := strings.Fields(out)[0]
+	if !strings.HasPrefix(url, "http://"+r.console+"/link/") {
+		t.Fatalf("glovebox view printed %q, want a link to the console at %s", out, r.console)
+	}
+	noRedirect := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the printed link: %s, want 303 to the console", resp.Status)
+	}
+	sid := r.session(t)
+	id, err := r.glovebox(t, "help-request", "-s", sid, "-reason", "stuck on a dialog")
+	if err != nil || !strings.HasPrefix(id, "h-") {
+		t.Fatalf("glovebox help-request: %v %q", err, id)
+	}
+	list, err := r.glovebox(t, "help-requests", r.broker.Guest)
+	if err != nil || !strings.Contains(list, id) || !strings.Contains(list, "HELP_STATE_PENDING") {
+		t.Fatalf("glovebox help-requests: %v\n%s", err, list)
+	}
 }
 
 // openConsole opens a link of mode in a new tab and waits for its first full frame.
