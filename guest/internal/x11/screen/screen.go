@@ -60,6 +60,8 @@ type Screen struct {
 	// bandSeq holds, for each band of bandRows screen rows, the seq of the last damage notification that
 	// touched it.
 	bandSeq  []uint64
+	// tiles holds the columns damaged per band since WatchScreen's tiles last read them (tiles.go).
+	tiles tileColumns
 	lastDmg  time.Time // when the last damage notification arrived
 	sent     uint32    // last marker sent
 	seen     uint32    // newest marker the event loop saw
@@ -239,6 +241,7 @@ func (s *Screen) loop() {
 			s.mu.Lock()
 			s.seq++
 			s.markLocked(int(e.Area.Y), int(e.Area.Y)+int(e.Area.Height))
+			s.tiles.mark(s.height, int(e.Area.X), int(e.Area.Y), int(e.Area.X)+int(e.Area.Width), int(e.Area.Y)+int(e.Area.Height))
 			s.lastDmg = time.Now()
 			s.notifyLocked()
 			s.mu.Unlock()

@@ -14,14 +14,13 @@ import (
 )
 
 // CaptureTiles encodes the parts of the screen damaged since the frame sequence since: one tile per run of
-// damaged 16-row bands, full width, encoded as format (PNG or JPEG at quality). It returns the sequence the
-// tiles are current at, to pass as since next time. Nothing is cached: tiles change with every call, and the
+// damaged 16-row bands, as wide as the columns damaged in them, encoded as format (PNG or JPEG at quality). It
+// returns the sequence the tiles are current at, to pass as since next time. Nothing is cached: tiles change with every call, and the
 // frame cache's entries are for whole captures. A band damaged and repaired to the same pixels is sent again;
 // the viewer draws the same pixels.
 func (s *Screen) CaptureTiles(ctx context.Context, since uint64, format agentv1.ImageFormat, quality int32) ([]*agentv1.ScreenTile, uint64, error) {
-	// The sequence first: damage after it is also after the returned seq, so the next call sees it again.
-	seq, err := s.Seq(ctx)
-	if err != nil {
+	// Catch up with the X server first, so every change it finished is in the damage record read below.
+	if _, err := s.Seq(ctx); err != nil {
 		return nil, 0, fmt.Errorf("screen: %w: %w", err, errdefs.ErrUnavailable)
 	}
 	if format == agentv1.ImageFormat_IMAGE_FORMAT_UNSPECIFIED {
@@ -29,8 +28,8 @@ func (s *Screen) CaptureTiles(ctx context.Context, since uint64, format agentv1.
 	}
 	key := frameKey{format: format, quality: quality}
 	var tiles []*agentv1.ScreenTile
-	for _, run := range s.damagedRuns(since) {
-		r := image.Rect(0, run[0], s.width, run[1])
+	runs, seq := s.damagedRuns(since)
+	for _, r := range runs {
 		key.region = r
 		img, err := s.render(r, key, nil, nil, seq)
 		if err != nil {
@@ -41,23 +40,76 @@ func (s *Screen) CaptureTiles(ctx context.Context, since uint64, format agentv1.
 	return tiles, seq, nil
 }
 
-// damagedRuns returns the row ranges [y0, y1) of the runs of bands damaged after since.
-func (s *Screen) damagedRuns(since uint64) [][2]int {
+// damagedRuns returns the rectangles of the runs of bands damaged after since: full-width rows, narrowed to
+// the columns damaged in them when those were tracked since since (the caller's last tiles), and the seq
+// they are current at (everything damaged up to it is in them). It starts a new column record there.
+func (s *Screen) damagedRuns(since uint64) ([]image.Rectangle, uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var runs [][2]int
-	for b, seq := range s.bandSeq {
-		if seq <= since {
+	var runs []image.Rectangle
+	for b, bseq := range s.bandSeq {
+		if bseq <= since {
 			continue
 		}
+		x0, x1 := s.tiles.columns(b, since, s.width)
 		y0, y1 := b*bandRows, min((b+1)*bandRows, s.height)
-		if n := len(runs); n > 0 && runs[n-1][1] == y0 {
-			runs[n-1][1] = y1
+		if n := len(runs); n > 0 && runs[n-1].Max.Y == y0 {
+			runs[n-1].Max.Y = y1
+			runs[n-1].Min.X, runs[n-1].Max.X = min(runs[n-1].Min.X, x0), max(runs[n-1].Max.X, x1)
 			continue
 		}
-		runs = append(runs, [2]int{y0, y1})
+		runs = append(runs, image.Rect(x0, y0, x1, y1))
 	}
-	return runs
+	s.tiles.reset(s.seq)
+	return runs, s.seq
+}
+
+// tileColumns records, per band, the union of the columns damaged since the record was last reset, so a tile
+// covers only the part of its rows that changed (a window's repaint, not the whole screen's width). The record
+// is exact for the watch that reads it; another watch whose tiles are older than the last reset gets whole rows.
+type tileColumns struct {
+	x0, x1 []int
+	// from is the seq the record starts after: damage with a higher seq is in it.
+	from uint64
+}
+
+// mark adds a damaged rectangle; s.mu is held.
+func (c *tileColumns) mark(height, x0, y0, x1, y1 int) {
+	n := (height + bandRows - 1) / bandRows
+	if c.x0 == nil {
+		c.x0, c.x1 = make([]int, n), make([]int, n)
+		for i := range c.x0 {
+			c.x0[i] = -1
+		}
+	}
+	for b := max(y0, 0) / bandRows; b <= (min(y1, height)-1)/bandRows && b < n; b++ {
+		if c.x0[b] < 0 {
+			c.x0[b], c.x1[b] = x0, x1
+			continue
+		}
+		c.x0[b], c.x1[b] = min(c.x0[b], x0), max(c.x1[b], x1)
+	}
+}
+
+// columns returns the columns [x0, x1) of band b to send to a watch whose last tiles were at since: the
+// damaged ones, 16-pixel aligned, when the record covers everything after since, else the whole width.
+func (c *tileColumns) columns(b int, since uint64, width int) (int, int) {
+	if c.x0 == nil || since < c.from || c.x0[b] < 0 {
+		return 0, width
+	}
+	x0, x1 := c.x0[b]/16*16, min((c.x1[b]+15)/16*16, width)
+	if x1 <= x0 {
+		return 0, width
+	}
+	return max(x0, 0), x1
+}
+
+// reset starts a new record after seq.
+func (c *tileColumns) reset(seq uint64) {
+	for i := range c.x0 {
+		c.x0[i] = -1
+	}
+	c.from = seq
 }
 
 // CursorShape returns the cursor's image as PNG with its hotspot, and its serial (which changes with the

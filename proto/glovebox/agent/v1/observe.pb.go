@@ -327,12 +327,14 @@ type WatchScreenRequest struct {
 	Options *ScreenshotOptions     `protobuf:"bytes,1,opt,name=options,proto3" json:"options,omitempty"`
 	// Upper bound on frames per second, 1..60; 0 means 5.
 	MaxFps int32 `protobuf:"varint,2,opt,name=max_fps,json=maxFps,proto3" json:"max_fps,omitempty"`
-	// Send only what changed: after a first full frame, each response carries the damaged bands (full-width runs
-	// of 16-row bands) as tiles encoded with options' format and quality, instead of a whole frame. Needs no
-	// region, display or max_edge in options (the tiles are of the whole screen at scale 1).
+	// Send only what changed: after a first full frame, each response carries the damaged bands (runs of 16-row
+	// bands, narrowed to the columns damaged in them, 16-pixel aligned) as tiles encoded with the options' format
+	// and quality, instead of a whole frame. Needs no region, display or max_edge in options (the tiles are of
+	// the whole screen at scale 1).
 	Tiles bool `protobuf:"varint,3,opt,name=tiles,proto3" json:"tiles,omitempty"`
 	// Also report the pointer: each response carries its position, and the cursor's image when it changed; a
-	// pointer move alone (no damage) sends a response without image or tiles (polled at most 30 times a second).
+	// pointer move alone (no damage) sends a response without image or tiles (polled 30 times a second while it
+	// moves, 5 times a second after 2 s at rest).
 	Cursor        bool `protobuf:"varint,4,opt,name=cursor,proto3" json:"cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
