@@ -48,9 +48,9 @@ func TestScreenshotRequests(t *testing.T) {
 				"options.region.width: must be 1..32767, got 0", "options.region.height: must be 1..32767, got -5"}},
 		{"display id", CaptureScreenshot(&agentv1.CaptureScreenshotRequest{Options: &agentv1.ScreenshotOptions{DisplayId: strings.Repeat("d", 65)}}),
 			[]string{"options.display_id: must be at most 64 bytes, got 65"}},
-		{"watch fps", WatchScreen(&agentv1.WatchScreenRequest{MaxFps: 31}), []string{"max_fps: must be 0..30, got 31"}},
+		{"watch fps", WatchScreen(&agentv1.WatchScreenRequest{MaxFps: 61}), []string{"max_fps: must be 0..60, got 61"}},
 		{"watch fps negative and options", WatchScreen(&agentv1.WatchScreenRequest{MaxFps: -1, Options: &agentv1.ScreenshotOptions{MaxEdge: 1}}),
-			[]string{"options.max_edge: must be 0 or 16..16384, got 1", "max_fps: must be 0..30, got -1"}},
+			[]string{"options.max_edge: must be 0 or 16..16384, got 1", "max_fps: must be 0..60, got -1"}},
 		{"watch ok", WatchScreen(&agentv1.WatchScreenRequest{MaxFps: 30}), nil},
 		{"list windows", ListWindows(&agentv1.ListWindowsRequest{IncludeUnmapped: true}), nil},
 	}

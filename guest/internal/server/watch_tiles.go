@@ -14,7 +14,7 @@ import (
 type TileScreen interface {
 	// CaptureTiles encodes the bands damaged since the frame sequence since and returns the sequence they
 	// are current at.
-	CaptureTiles(ctx context.Context, since uint64, format agentv1.ImageFormat, quality int32) ([]*agentv1.ScreenTile, uint64, error)
+	CaptureTiles(ctx context.Context, since uint64, format agentv1.ImageFormat, quality int32, pngWhenSmaller bool) ([]*agentv1.ScreenTile, uint64, error)
 	// CursorShape returns the cursor's image and its serial.
 	CursorShape(ctx context.Context) (*agentv1.CursorShape, uint32, error)
 }
@@ -84,7 +84,7 @@ func (o *observeService) watchTiles(r *agentv1.WatchScreenRequest, scr Screen, i
 		resp := &agentv1.WatchScreenResponse{CapturedAtUs: time.Now().UnixMicro()}
 		if changed {
 			if r.GetTiles() {
-				if resp.Tiles, last, err = ts.CaptureTiles(ctx, last, opts.GetFormat(), opts.GetQuality()); err != nil {
+				if resp.Tiles, last, err = ts.CaptureTiles(ctx, last, opts.GetFormat(), opts.GetQuality(), r.GetPngWhenSmaller()); err != nil {
 					return ctxErr(ctx, err)
 				}
 			} else {

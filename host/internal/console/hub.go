@@ -88,7 +88,8 @@ func (s *Server) leave(h *hub, v *viewer) {
 // run watches the guest's screen until ctx ends, as the principal of the first viewer (any viewer of the
 // guest may see it; the watch is the console's own view, not a session's).
 func (h *hub) run(ctx context.Context, p *config.Principal) {
-	req := &agentv1.WatchScreenRequest{Options: liveOptions(), MaxFps: liveFPS, Tiles: true, Cursor: true}
+	// Tiles of text and UI go as PNG, photos as JPEG.
+	req := &agentv1.WatchScreenRequest{Options: liveOptions(), MaxFps: liveFPS, Tiles: true, Cursor: true, PngWhenSmaller: true}
 	for ctx.Err() == nil {
 		err := h.s.b.ConsoleWatch(ctx, p, h.guest, req, h.fanOut)
 		if ctx.Err() != nil {

@@ -59,9 +59,9 @@ type Screen struct {
 	seq uint64 // bumped by each damage notification
 	// bandSeq holds, for each band of bandRows screen rows, the seq of the last damage notification that
 	// touched it.
-	bandSeq  []uint64
+	bandSeq []uint64
 	// tiles holds the columns damaged per band since WatchScreen's tiles last read them (tiles.go).
-	tiles tileColumns
+	tiles    tileColumns
 	lastDmg  time.Time // when the last damage notification arrived
 	sent     uint32    // last marker sent
 	seen     uint32    // newest marker the event loop saw

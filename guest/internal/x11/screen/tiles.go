@@ -18,7 +18,7 @@ import (
 // returns the sequence the tiles are current at, to pass as since next time. Nothing is cached: tiles change with every call, and the
 // frame cache's entries are for whole captures. A band damaged and repaired to the same pixels is sent again;
 // the viewer draws the same pixels.
-func (s *Screen) CaptureTiles(ctx context.Context, since uint64, format agentv1.ImageFormat, quality int32) ([]*agentv1.ScreenTile, uint64, error) {
+func (s *Screen) CaptureTiles(ctx context.Context, since uint64, format agentv1.ImageFormat, quality int32, pngWhenSmaller bool) ([]*agentv1.ScreenTile, uint64, error) {
 	// Catch up with the X server first, so every change it finished is in the damage record read below.
 	if _, err := s.Seq(ctx); err != nil {
 		return nil, 0, fmt.Errorf("screen: %w: %w", err, errdefs.ErrUnavailable)
@@ -26,19 +26,34 @@ func (s *Screen) CaptureTiles(ctx context.Context, since uint64, format agentv1.
 	if format == agentv1.ImageFormat_IMAGE_FORMAT_UNSPECIFIED {
 		format = agentv1.ImageFormat_IMAGE_FORMAT_PNG
 	}
-	key := frameKey{format: format, quality: quality}
+	tryPNG := pngWhenSmaller && format == agentv1.ImageFormat_IMAGE_FORMAT_JPEG
 	var tiles []*agentv1.ScreenTile
 	runs, seq := s.damagedRuns(since)
 	for _, r := range runs {
-		key.region = r
+		key := frameKey{region: r, format: format, quality: quality}
+		if tryPNG {
+			key.format, key.quality = agentv1.ImageFormat_IMAGE_FORMAT_PNG, 0
+		}
 		img, err := s.render(r, key, nil, nil, seq)
 		if err != nil {
 			return nil, 0, err
+		}
+		// Text and UI compress losslessly to a few bits a pixel (a page of terminal text is ~6x smaller as PNG
+		// than as JPEG); a photo or a video frame does not, and goes as JPEG.
+		if tryPNG && len(img.GetData()) > r.Dx()*r.Dy()/pngBitsPerPixelLimit {
+			key.format, key.quality = format, quality
+			if img, err = s.render(r, key, nil, nil, seq); err != nil {
+				return nil, 0, err
+			}
 		}
 		tiles = append(tiles, &agentv1.ScreenTile{Rect: img.GetRegion(), Image: img})
 	}
 	return tiles, seq, nil
 }
+
+// pngBitsPerPixelLimit: with png_when_smaller, a tile whose PNG takes more than 1/pngBitsPerPixelLimit bytes a
+// pixel (two bits) is sent as JPEG instead.
+const pngBitsPerPixelLimit = 4
 
 // damagedRuns returns the rectangles of the runs of bands damaged after since: full-width rows, narrowed to
 // the columns damaged in them when those were tracked since since (the caller's last tiles), and the seq

@@ -1,6 +1,15 @@
 package screen
 
-import "testing"
+import (
+	"bytes"
+	"context"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
+	"testing"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+)
 
 // TestTileColumns: a band's columns are the union of its damage since the watch's last tiles, 16-pixel
 // aligned; a watch older than the record, or a band the record lost, gets the whole width.
@@ -32,5 +41,44 @@ func TestTileColumns(t *testing.T) {
 	c.mark(800, 1270, 20, 1280, 21)
 	if _, x1 := c.columns(1, 7, 1280); x1 != 1280 {
 		t.Errorf("columns at the right edge end at %d, want 1280", x1)
+	}
+}
+
+// TestCaptureTilesDecode: tiles of a real screen in every format decode to their rectangle's size.
+func TestCaptureTilesDecode(t *testing.T) {
+	s, _ := startScreen(t)
+	ctx := context.Background()
+	_, _, seq, err := s.Capture(ctx, &agentv1.ScreenshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range []agentv1.ImageFormat{agentv1.ImageFormat_IMAGE_FORMAT_PNG, agentv1.ImageFormat_IMAGE_FORMAT_JPEG, agentv1.ImageFormat_IMAGE_FORMAT_JPEG} {
+		// Damage a rectangle away from the left edge.
+		s.mu.Lock()
+		s.seq++
+		s.markLocked(100, 140)
+		s.tiles.mark(s.height, 200, 100, 333, 140)
+		s.mu.Unlock()
+		q := int32(80)
+		if f == agentv1.ImageFormat_IMAGE_FORMAT_PNG {
+			q = 0
+		}
+		tiles, next, err := s.CaptureTiles(ctx, seq, f, q, i == 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq = next
+		if len(tiles) == 0 {
+			t.Fatalf("%v: no tiles for a damaged band", f)
+		}
+		for _, tl := range tiles {
+			img, _, err := image.Decode(bytes.NewReader(tl.GetImage().GetData()))
+			if err != nil {
+				t.Fatalf("%v: tile %v does not decode: %v", f, tl.GetRect(), err)
+			}
+			if b := img.Bounds(); int32(b.Dx()) != tl.GetRect().GetWidth() || int32(b.Dy()) != tl.GetRect().GetHeight() {
+				t.Fatalf("%v: tile %v decodes to %v", f, tl.GetRect(), b)
+			}
+		}
 	}
 }

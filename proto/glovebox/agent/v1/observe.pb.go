@@ -335,9 +335,12 @@ type WatchScreenRequest struct {
 	// Also report the pointer: each response carries its position, and the cursor's image when it changed; a
 	// pointer move alone (no damage) sends a response without image or tiles (polled 30 times a second while it
 	// moves, 5 times a second after 2 s at rest).
-	Cursor        bool `protobuf:"varint,4,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Cursor bool `protobuf:"varint,4,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// With tiles in JPEG: a tile whose PNG takes at most two bits a pixel (text, UI) is sent as that PNG instead
+	// (a page of terminal text is several times smaller and exact); photos and video stay JPEG.
+	PngWhenSmaller bool `protobuf:"varint,5,opt,name=png_when_smaller,json=pngWhenSmaller,proto3" json:"png_when_smaller,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *WatchScreenRequest) Reset() {
@@ -394,6 +397,13 @@ func (x *WatchScreenRequest) GetTiles() bool {
 func (x *WatchScreenRequest) GetCursor() bool {
 	if x != nil {
 		return x.Cursor
+	}
+	return false
+}
+
+func (x *WatchScreenRequest) GetPngWhenSmaller() bool {
+	if x != nil {
+		return x.PngWhenSmaller
 	}
 	return false
 }
@@ -625,12 +635,13 @@ const file_glovebox_agent_v1_observe_proto_rawDesc = "" +
 	"\x12ListWindowsRequest\x12)\n" +
 	"\x10include_unmapped\x18\x01 \x01(\bR\x0fincludeUnmapped\"J\n" +
 	"\x13ListWindowsResponse\x123\n" +
-	"\awindows\x18\x01 \x03(\v2\x19.glovebox.agent.v1.WindowR\awindows\"\x9b\x01\n" +
+	"\awindows\x18\x01 \x03(\v2\x19.glovebox.agent.v1.WindowR\awindows\"\xc5\x01\n" +
 	"\x12WatchScreenRequest\x12>\n" +
 	"\aoptions\x18\x01 \x01(\v2$.glovebox.agent.v1.ScreenshotOptionsR\aoptions\x12\x17\n" +
 	"\amax_fps\x18\x02 \x01(\x05R\x06maxFps\x12\x14\n" +
 	"\x05tiles\x18\x03 \x01(\bR\x05tiles\x12\x16\n" +
-	"\x06cursor\x18\x04 \x01(\bR\x06cursor\"\xc3\x02\n" +
+	"\x06cursor\x18\x04 \x01(\bR\x06cursor\x12(\n" +
+	"\x10png_when_smaller\x18\x05 \x01(\bR\x0epngWhenSmaller\"\xc3\x02\n" +
 	"\x13WatchScreenResponse\x12.\n" +
 	"\x05image\x18\x01 \x01(\v2\x18.glovebox.agent.v1.ImageR\x05image\x12\x1b\n" +
 	"\tframe_seq\x18\x02 \x01(\x04R\bframeSeq\x12$\n" +

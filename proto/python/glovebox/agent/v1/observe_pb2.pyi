@@ -67,16 +67,18 @@ class ScreenTile(_message.Message):
     def __init__(self, rect: _Optional[_Union[_common_pb2.Rect, _Mapping]] = ..., image: _Optional[_Union[_common_pb2.Image, _Mapping]] = ...) -> None: ...
 
 class WatchScreenRequest(_message.Message):
-    __slots__ = ["cursor", "max_fps", "options", "tiles"]
+    __slots__ = ["cursor", "max_fps", "options", "png_when_smaller", "tiles"]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
     MAX_FPS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    PNG_WHEN_SMALLER_FIELD_NUMBER: _ClassVar[int]
     TILES_FIELD_NUMBER: _ClassVar[int]
     cursor: bool
     max_fps: int
     options: _common_pb2.ScreenshotOptions
+    png_when_smaller: bool
     tiles: bool
-    def __init__(self, options: _Optional[_Union[_common_pb2.ScreenshotOptions, _Mapping]] = ..., max_fps: _Optional[int] = ..., tiles: bool = ..., cursor: bool = ...) -> None: ...
+    def __init__(self, options: _Optional[_Union[_common_pb2.ScreenshotOptions, _Mapping]] = ..., max_fps: _Optional[int] = ..., tiles: bool = ..., cursor: bool = ..., png_when_smaller: bool = ...) -> None: ...
 
 class WatchScreenResponse(_message.Message):
     __slots__ = ["captured_at_us", "cursor_position", "cursor_shape", "frame_seq", "image", "tiles"]
