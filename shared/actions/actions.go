@@ -62,6 +62,17 @@ func Of(r *agentv1.ActRequest) Kind {
 	return Desktop
 }
 
+// Observes reports whether r's action is an observation although it travels as an Act: wait and wait_for change
+// nothing, so they never hold a mutation queue and are allowed where mutations are not (while a human holds
+// control, in observe-only sessions).
+func Observes(r *agentv1.ActRequest) bool {
+	switch r.GetAction().(type) {
+	case *agentv1.ActRequest_Wait, *agentv1.ActRequest_WaitFor:
+		return true
+	}
+	return false
+}
+
 // ElementOf returns the element an element action names (nil when unset or not an element action) and the
 // action's field path ("action.element_click").
 func ElementOf(r *agentv1.ActRequest) (*agentv1.ElementRef, string) {

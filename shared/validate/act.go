@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
@@ -30,6 +31,11 @@ const (
 	MaxTypeDelayMs = 1000
 	// MaxWaitMs bounds wait.duration_ms.
 	MaxWaitMs = 60000
+	// MaxDelayTotalMs bounds the pauses one request may ask for (type and page_type: delay_ms per character;
+	// drag: step_delay_ms per point), so an action cannot hold the mutation queue for longer than a wait may last.
+	MaxDelayTotalMs = 60000
+	// MaxWatchMs bounds watch_ms (-1 turns the watch off, 0 means the agent's default).
+	MaxWatchMs = 5000
 )
 
 // ActRequest checks every field of r and returns a *errdefs.BadRequest naming each bad one, or nil. Points
@@ -39,6 +45,7 @@ func ActRequest(r *agentv1.ActRequest) error {
 	id(&v, "owner", r.GetOwner(), true)
 	id(&v, "request_id", r.GetRequestId(), false)
 	target(&v, "target", r.GetTarget())
+	between(&v, "watch_ms", r.GetWatchMs(), -1, MaxWatchMs)
 	if o := r.GetObserve(); o != nil {
 		between(&v, "observe.quiet_ms", o.GetQuietMs(), 0, MaxQuietMs)
 		between(&v, "observe.timeout_ms", o.GetTimeoutMs(), 0, MaxSettleMs)
@@ -113,6 +120,7 @@ func action(v *errdefs.Violations, r *agentv1.ActRequest) {
 		}
 		known(v, "action.drag.button", int32(d.GetButton()), buttons)
 		between(v, "action.drag.step_delay_ms", d.GetStepDelayMs(), 0, MaxStepDelayMs)
+		delayTotal(v, "action.drag.step_delay_ms", d.GetStepDelayMs(), len(d.GetPath()), "points")
 		modifiers(v, "action.drag.modifiers", d.GetModifiers())
 	case *agentv1.ActRequest_Scroll:
 		s := a.Scroll
@@ -146,6 +154,7 @@ func action(v *errdefs.Violations, r *agentv1.ActRequest) {
 			text(v, "action.type.text", t)
 		}
 		between(v, "action.type.delay_ms", a.Type.GetDelayMs(), 0, MaxTypeDelayMs)
+		delayTotal(v, "action.type.delay_ms", a.Type.GetDelayMs(), utf8.RuneCountInString(t), "characters")
 	case *agentv1.ActRequest_Wait:
 		between(v, "action.wait.duration_ms", a.Wait.GetDurationMs(), 0, MaxWaitMs)
 	case *agentv1.ActRequest_ReleaseAll:
@@ -169,5 +178,16 @@ func point(v *errdefs.Violations, field string, p *agentv1.Point, required bool)
 	}
 	if p.GetY() < 0 {
 		v.Addf(field+".y", "must be >= 0, got %d", p.GetY())
+	}
+}
+
+// delayTotal checks that a per-step pause times the number of steps stays within MaxDelayTotalMs. Only a pause
+// that is itself in bounds is checked (a bad one is already named).
+func delayTotal(v *errdefs.Violations, field string, perStep int32, steps int, unit string) {
+	if perStep <= 0 || perStep > MaxStepDelayMs {
+		return
+	}
+	if total := int64(perStep) * int64(steps); total > MaxDelayTotalMs {
+		v.Addf(field, "%d ms x %d %s is %d ms of pauses, at most %d ms per request", perStep, steps, unit, total, MaxDelayTotalMs)
 	}
 }

@@ -114,6 +114,12 @@ func TestActRequest(t *testing.T) {
 			"action.drag.step_delay_ms", "must be 0..1000, got 1001",
 			"action.drag.modifiers[1]", `unknown modifier "x"`,
 		)},
+		{"drag pauses over a minute", act(func(r *agentv1.ActRequest) {
+			r.Action = &agentv1.ActRequest_Drag{Drag: &agentv1.Drag{Path: path(61, pt(5, 5)), StepDelayMs: 1000}}
+		}), vs("action.drag.step_delay_ms", "1000 ms x 61 points is 61000 ms of pauses, at most 60000 ms per request")},
+		{"type pauses over a minute", act(func(r *agentv1.ActRequest) {
+			r.Action = &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: strings.Repeat("日", 601), DelayMs: 100}}
+		}), vs("action.type.delay_ms", "100 ms x 601 characters is 60100 ms of pauses, at most 60000 ms per request")},
 		{"drag bad points", act(func(r *agentv1.ActRequest) {
 			r.Action = &agentv1.ActRequest_Drag{Drag: &agentv1.Drag{Path: []*agentv1.Point{pt(0, 0), nil, pt(-1, 3)}}}
 		}), vs("action.drag.path[1]", "required", "action.drag.path[2].x", "must be >= 0, got -1")},
@@ -189,7 +195,7 @@ func validActions() []*agentv1.ActRequest {
 		{Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{}}},
 		{Action: &agentv1.ActRequest_MouseDown{MouseDown: &agentv1.MouseDown{Button: agentv1.MouseButton_MOUSE_BUTTON_FORWARD}}},
 		{Action: &agentv1.ActRequest_MouseUp{MouseUp: &agentv1.MouseUp{At: pt(1279, 799)}}},
-		{Action: &agentv1.ActRequest_Drag{Drag: &agentv1.Drag{Path: path(1000, pt(5, 5)), StepDelayMs: 1000, Modifiers: []string{"shift", "ctrl", "control", "alt", "super", "meta", "hyper", "altgr"}}}},
+		{Action: &agentv1.ActRequest_Drag{Drag: &agentv1.Drag{Path: path(60, pt(5, 5)), StepDelayMs: 1000, Modifiers: []string{"shift", "ctrl", "control", "alt", "super", "meta", "hyper", "altgr"}}}},
 		{Action: &agentv1.ActRequest_Scroll{Scroll: &agentv1.Scroll{Dx: -50, Dy: 50}}},
 		{Action: &agentv1.ActRequest_Scroll{Scroll: &agentv1.Scroll{Dy: -1}}},
 		{Action: &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: "ctrl++", Repeat: 100}}},
@@ -198,6 +204,8 @@ func validActions() []*agentv1.ActRequest {
 		{Action: &agentv1.ActRequest_HoldKey{HoldKey: &agentv1.HoldKey{Combo: "F5", DurationMs: 60000}}},
 		{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: "héllo 中文 😀\n\t", DelayMs: 1000}}},
 		{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: strings.Repeat("x", 65536)}}},
+		{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: strings.Repeat("é", 600), DelayMs: 100}}},
+		{Action: &agentv1.ActRequest_Drag{Drag: &agentv1.Drag{Path: path(1000, pt(5, 5)), StepDelayMs: 60}}},
 		{Action: &agentv1.ActRequest_Wait{Wait: &agentv1.Wait{DurationMs: 60000}}},
 		{Action: &agentv1.ActRequest_ReleaseAll{ReleaseAll: &agentv1.ReleaseAll{}}},
 	}

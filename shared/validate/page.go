@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/domkey"
@@ -236,6 +237,7 @@ func pageAction(v *errdefs.Violations, r *agentv1.ActRequest) bool {
 			boundedText(v, p+"page_type.text", a.PageType.GetText(), MaxFillBytes)
 		}
 		between(v, p+"page_type.delay_ms", a.PageType.GetDelayMs(), 0, MaxTypeDelayMs)
+		delayTotal(v, p+"page_type.delay_ms", a.PageType.GetDelayMs(), utf8.RuneCountInString(a.PageType.GetText()), "characters")
 	case *agentv1.ActRequest_Press:
 		tabRef(v, p+"press.tab", a.Press.GetTab())
 		switch k := a.Press.GetKey(); {

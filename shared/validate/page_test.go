@@ -109,6 +109,8 @@ func TestBadPageActions(t *testing.T) {
 			r.Action = &agentv1.ActRequest_NewTab{NewTab: x}
 		case *agentv1.History:
 			r.Action = &agentv1.ActRequest_History{History: x}
+		case *agentv1.PageType:
+			r.Action = &agentv1.ActRequest_PageType{PageType: x}
 		}
 		return r
 	}
@@ -118,6 +120,7 @@ func TestBadPageActions(t *testing.T) {
 		want []string
 	}{
 		{"file url", nav("file:///etc/passwd"), []string{"action.navigate.url"}},
+		{"page_type pauses over a minute", act(&agentv1.PageType{Tab: testTab, Text: strings.Repeat("a", 61), DelayMs: 1000}), []string{"action.page_type.delay_ms"}},
 		{"javascript url", nav("javascript:alert(1)"), []string{"action.navigate.url"}},
 		{"data url", nav("data:text/html,<b>x</b>"), []string{"action.navigate.url"}},
 		{"chrome url", nav("chrome://settings"), []string{"action.navigate.url"}},

@@ -76,6 +76,7 @@ func (a *accessibilityService) ListApps(ctx context.Context, r *agentv1.ListApps
 
 // GetApp finds (or launches) one application.
 func (a *accessibilityService) GetApp(ctx context.Context, r *agentv1.GetAppRequest) (*agentv1.GetAppResponse, error) {
+	rep := a.s.beginReport()
 	if err := validate.GetApp(r); err != nil {
 		return nil, err
 	}
@@ -83,7 +84,20 @@ func (a *accessibilityService) GetApp(ctx context.Context, r *agentv1.GetAppRequ
 	if err != nil {
 		return nil, err
 	}
-	return b.GetApp(ctx, r)
+	rep.checked()
+	resp, err := b.GetApp(ctx, r)
+	if err != nil || !r.GetLaunch() {
+		return resp, err
+	}
+	// With launch the answer says what it did: the app seen on the bus (found, or started and seen) is a
+	// read-back; a process that never appeared cannot be confirmed.
+	resp.Effect = agentv1.Effect_EFFECT_UNVERIFIABLE
+	if resp.GetAccessible() || resp.GetApp() != nil {
+		resp.Effect = agentv1.Effect_EFFECT_VERIFIED
+	}
+	rep.done(func(t *agentv1.FrozenTarget) { t.AppId = resp.GetApp().GetAppId() })
+	resp.Target, resp.Timing = rep.target, rep.timing
+	return resp, nil
 }
 
 // SnapshotApp snapshots an application's tree.

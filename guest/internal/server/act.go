@@ -20,19 +20,21 @@ const (
 // refuses a stale generation, deduplicates by request_id, serializes mutations in arrival order, freezes the
 // target, dispatches to the input backend and optionally observes the settled screen.
 //
-// Effects: every action answers EFFECT_DONE once its input was delivered and the X server processed it (a
-// round trip), and wait and release_all answer DONE too, since what they do (time passing, releases sent) is
-// certain. Nothing here reads the application back, so VERIFIED is never claimed; UNVERIFIABLE is kept for
-// actions whose delivery itself cannot be known (none of the actions on this path).
+// Effects: desktop input (pointer and keyboard actions) is watched for screen damage (watch.go): DONE with the
+// damaged box when the screen changed within the watch, NO_VISIBLE_CHANGE when it did not, UNVERIFIABLE when
+// there is no screen to watch, DONE without a box when the caller asked for no watch. wait and release_all
+// answer DONE, since what they do is certain; element and page backends claim VERIFIED where they read back.
 type actService struct {
 	agentv1.UnimplementedActServiceServer
-	s     *Services
-	queue fifo
-	seen  *requestLog
+	s       *Services
+	queue   fifo
+	seen    *requestLog[*agentv1.ActResponse]
+	batches *requestLog[*agentv1.ActBatchResponse]
 }
 
 func newActService(s *Services) *actService {
-	return &actService{s: s, seen: newRequestLog(maxRememberedRequests)}
+	return &actService{s: s, seen: newRequestLog[*agentv1.ActResponse](maxRememberedRequests),
+		batches: newRequestLog[*agentv1.ActBatchResponse](maxRememberedRequests)}
 }
 
 // Act performs one action; see the ActService documentation in act.proto.
@@ -44,18 +46,9 @@ func (a *actService) Act(ctx context.Context, r *agentv1.ActRequest) (*agentv1.A
 	if err := validate.ActRequest(r); err != nil {
 		return nil, err
 	}
-	if err := a.needBackend(r, be); err != nil {
-		return nil, err
-	}
-	p, err := a.plan(r, be)
+	p, err := a.check(r, be)
 	if err != nil {
 		return nil, err
-	}
-	if r.GetObserve() != nil && be.Screen == nil {
-		return nil, fmt.Errorf("observe: no screen backend: %w", errdefs.ErrCapabilityUnavailable)
-	}
-	if g := r.GetTarget().GetGeneration(); g != 0 && g != a.s.opts.Generation {
-		return nil, fmt.Errorf("target generation %d, agent is in %d: %w", g, a.s.opts.Generation, errdefs.ErrGenerationChanged)
 	}
 	validated := time.Now()
 
@@ -76,21 +69,45 @@ func (a *actService) Act(ctx context.Context, r *agentv1.ActRequest) (*agentv1.A
 	return resp, err
 }
 
+// check checks a statically valid request against the agent's backends be: the backends it needs, its points
+// and names against the live screen, and its generation.
+func (a *actService) check(r *agentv1.ActRequest, be *Backends) (*plan, error) {
+	if err := a.needBackend(r, be); err != nil {
+		return nil, err
+	}
+	p, err := a.plan(r, be)
+	if err != nil {
+		return nil, err
+	}
+	if r.GetObserve() != nil && be.Screen == nil {
+		return nil, fmt.Errorf("observe: no screen backend: %w", errdefs.ErrCapabilityUnavailable)
+	}
+	if g := r.GetTarget().GetGeneration(); g != 0 && g != a.s.opts.Generation {
+		return nil, fmt.Errorf("target generation %d, agent is in %d: %w", g, a.s.opts.Generation, errdefs.ErrGenerationChanged)
+	}
+	return p, nil
+}
+
 // act runs a validated request in the mutation queue. dispatched says whether input may have been sent.
 func (a *actService) act(ctx context.Context, r *agentv1.ActRequest, p *plan, start, validated time.Time) (*agentv1.ActResponse, bool, error) {
-	// wait changes nothing on the desktop, so it does not hold up other mutations.
+	// wait and wait_for are observations: they change nothing, so they never hold up other mutations.
 	if !p.wait {
 		if err := a.queue.lock(ctx); err != nil {
 			return nil, false, fmt.Errorf("queued: %w: %w", errdefs.ErrInterrupted, err)
 		}
 		defer a.queue.unlock()
 	}
-	queued := time.Now()
+	return a.run(ctx, r, p, start, validated)
+}
 
+// run does one checked action; the caller holds the queue unless the action is an observation.
+func (a *actService) run(ctx context.Context, r *agentv1.ActRequest, p *plan, start, validated time.Time) (*agentv1.ActResponse, bool, error) {
+	queued := time.Now()
 	ft, err := a.freeze(ctx, r, p)
 	if err != nil {
 		return nil, false, err
 	}
+	w := startWatch(ctx, r, p)
 	resolved := time.Now()
 
 	resp := &agentv1.ActResponse{Effect: agentv1.Effect_EFFECT_DONE, Target: ft}
@@ -111,6 +128,7 @@ func (a *actService) act(ctx context.Context, r *agentv1.ActRequest, p *plan, st
 		}
 		resp.Observation = obs
 	}
+	w.finish(ctx, r, resp)
 	end := time.Now()
 	resp.Timing = &agentv1.Timing{
 		ValidateUs: validated.Sub(start).Microseconds(),

@@ -287,7 +287,7 @@ func TestFIFO(t *testing.T) {
 }
 
 func TestRequestLogBounded(t *testing.T) {
-	l := newRequestLog(3)
+	l := newRequestLog[*agentv1.ActResponse](3)
 	for i := range 5 {
 		k := fmt.Sprint(i)
 		if _, _, done := l.begin(k); done {

@@ -32,7 +32,10 @@ type plan struct {
 	// be is the backend set the request runs on, read once when it arrived.
 	be   *Backends
 	kind actionKind
+	// wait is set for the observations (wait, wait_for): they run outside the mutation queue.
 	wait bool
+	// input is set for desktop input whose effect is watched on the screen (pointer and keyboard actions).
+	input bool
 	// points are the action's explicit points with their field names, in order.
 	points []fieldPoint
 	// combo is the key combination of key, key_down, key_up and hold_key.
@@ -112,7 +115,6 @@ func (a *actService) plan(r *agentv1.ActRequest, be *Backends) (*plan, error) {
 	case *agentv1.ActRequest_Type:
 		p.kind = kindKeyboard
 	case *agentv1.ActRequest_Wait:
-		p.wait = true
 	case *agentv1.ActRequest_ReleaseAll:
 	default:
 		switch actions.Of(r) {
@@ -137,6 +139,9 @@ func (a *actService) plan(r *agentv1.ActRequest, be *Backends) (*plan, error) {
 			}
 		}
 	}
+	p.wait = actions.Observes(r)
+	_, isKeyUp := r.GetAction().(*agentv1.ActRequest_KeyUp)
+	p.input = p.kind == kindPointer || p.kind == kindKeyboard || isKeyUp
 	if p.kind == kindElement || p.kind == kindPage {
 		// Their targets and points are the backend's to check (refs, tabs, CSS pixels).
 		return p, v.Err()

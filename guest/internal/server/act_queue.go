@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
 )
 
@@ -68,41 +67,41 @@ const maxRememberedRequests = 1024
 
 // requestLog remembers the outcome of the last requests that carried a request_id, so a retry is answered
 // from it instead of being done twice.
-type requestLog struct {
+type requestLog[R any] struct {
 	mu      sync.Mutex
 	max     int
-	entries map[string]*requestEntry
+	entries map[string]*requestEntry[R]
 	order   []string // keys of finished entries, oldest first
 }
 
-type requestEntry struct {
+type requestEntry[R any] struct {
 	done bool
-	resp *agentv1.ActResponse
+	resp R
 	err  error
 }
 
-func newRequestLog(max int) *requestLog {
-	return &requestLog{max: max, entries: make(map[string]*requestEntry)}
+func newRequestLog[R any](max int) *requestLog[R] {
+	return &requestLog[R]{max: max, entries: make(map[string]*requestEntry[R])}
 }
 
 // begin claims key. done is true when the request must not run: it finished before (resp, err are its
 // outcome) or it is running now (err is ErrDuplicateRequest).
-func (l *requestLog) begin(key string) (resp *agentv1.ActResponse, err error, done bool) {
+func (l *requestLog[R]) begin(key string) (resp R, err error, done bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if e, ok := l.entries[key]; ok {
 		if !e.done {
-			return nil, fmt.Errorf("request id in flight: %w", errdefs.ErrDuplicateRequest), true
+			return resp, fmt.Errorf("request id in flight: %w", errdefs.ErrDuplicateRequest), true
 		}
 		return e.resp, e.err, true
 	}
-	l.entries[key] = &requestEntry{}
-	return nil, nil, false
+	l.entries[key] = &requestEntry[R]{}
+	return resp, nil, false
 }
 
 // finish records the outcome of key; an outcome without input sent (remember false) is forgotten so a
 // retry runs.
-func (l *requestLog) finish(key string, resp *agentv1.ActResponse, err error, remember bool) {
+func (l *requestLog[R]) finish(key string, resp R, err error, remember bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !remember {

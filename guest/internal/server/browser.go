@@ -70,7 +70,27 @@ func serveBrowser[Req, Resp any](b *browserService, ctx context.Context, r Req, 
 
 // ListBrowsers lists the browsers; see browser.proto.
 func (b *browserService) ListBrowsers(ctx context.Context, r *agentv1.ListBrowsersRequest) (*agentv1.ListBrowsersResponse, error) {
-	return serveBrowser(b, ctx, r, validate.ListBrowsers, Browser.ListBrowsers)
+	rep := b.s.beginReport()
+	resp, err := serveBrowser(b, ctx, r, validate.ListBrowsers, Browser.ListBrowsers)
+	if err != nil || !r.GetStartDefault() {
+		return resp, err
+	}
+	// With start_default the answer says what the start did: the default browser listed means its DevTools
+	// port answered after the call (a read-back); the backend fails the call when the start does not.
+	rep.checked()
+	var def *agentv1.Browser
+	for _, br := range resp.GetBrowsers() {
+		if br.GetDefaultWorkspace() {
+			def = br
+		}
+	}
+	resp.Effect = agentv1.Effect_EFFECT_UNVERIFIABLE
+	if def != nil {
+		resp.Effect = agentv1.Effect_EFFECT_VERIFIED
+	}
+	rep.done(func(t *agentv1.FrozenTarget) { t.BrowserId = def.GetBrowserId() })
+	resp.Target, resp.Timing = rep.target, rep.timing
+	return resp, nil
 }
 
 // GetBrowser finds a browser by id or a tab by URL.

@@ -69,6 +69,7 @@ func (c *clipboardService) ReadClipboard(ctx context.Context, req *agentv1.ReadC
 // WriteClipboard makes the agent the owner of a selection with the given text. The text is never logged:
 // only its length and the owner asking.
 func (c *clipboardService) WriteClipboard(ctx context.Context, req *agentv1.WriteClipboardRequest) (*agentv1.WriteClipboardResponse, error) {
+	rep := c.s.beginReport()
 	if err := validate.WriteClipboard(req); err != nil {
 		return nil, err
 	}
@@ -76,6 +77,7 @@ func (c *clipboardService) WriteClipboard(ctx context.Context, req *agentv1.Writ
 	if err != nil {
 		return nil, err
 	}
+	rep.checked()
 	n := len(req.GetText())
 	if err := b.Write(ctx, req.GetSelection(), req.GetText()); err != nil {
 		c.s.log.Info("clipboard write failed", "owner", req.GetOwner(), "selection", req.GetSelection().String(),
@@ -83,7 +85,10 @@ func (c *clipboardService) WriteClipboard(ctx context.Context, req *agentv1.Writ
 		return nil, fmt.Errorf("write %s: %w", req.GetSelection(), err)
 	}
 	c.s.log.Debug("clipboard written", "owner", req.GetOwner(), "selection", req.GetSelection().String(), "length", n)
-	return &agentv1.WriteClipboardResponse{Length: int64(n)}, nil
+	// Write returns once the X server names the agent as the owner: a read-back.
+	rep.done(nil)
+	return &agentv1.WriteClipboardResponse{Length: int64(n), Effect: agentv1.Effect_EFFECT_VERIFIED,
+		Target: rep.target, Timing: rep.timing}, nil
 }
 
 func (c *clipboardService) backend() (Clipboard, error) {

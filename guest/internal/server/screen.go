@@ -28,6 +28,12 @@ type ScreenCapture interface {
 	WaitQuiet(ctx context.Context, quiet, timeout time.Duration) (settled bool, err error)
 	// Cursor returns the pointer position, the top-level client window under it and its display.
 	Cursor(ctx context.Context) (*agentv1.GetCursorPositionResponse, error)
+	// Seq returns the frame sequence after catching up with the X server (every change before the call counted).
+	Seq(ctx context.Context) (uint64, error)
+	// WatchDamage watches for damage after frame sequence from, for at most window (returning early once damage
+	// came and the screen then stayed quiet for quiet), and returns the bounding box of all damage after from,
+	// nil when there was none.
+	WatchDamage(ctx context.Context, from uint64, window, quiet time.Duration) (*agentv1.Rect, error)
 }
 
 // Windows is the window backend: top-level client windows as the window manager describes them.

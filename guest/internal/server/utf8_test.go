@@ -64,6 +64,14 @@ func (s *fakeScreen) Cursor(context.Context) (*agentv1.GetCursorPositionResponse
 	s.calls.Add(1)
 	return &agentv1.GetCursorPositionResponse{}, nil
 }
+func (s *fakeScreen) Seq(context.Context) (uint64, error) {
+	s.calls.Add(1)
+	return 1, nil
+}
+func (s *fakeScreen) WatchDamage(context.Context, uint64, time.Duration, time.Duration) (*agentv1.Rect, error) {
+	s.calls.Add(1)
+	return nil, nil
+}
 
 // pb builds message bytes field by field, so a test can put invalid UTF-8 in a string field.
 type pb []byte

@@ -42,6 +42,8 @@ type call struct {
 	redacted *structpb.Struct
 	// target is the frozen target, reported in the audit records and the response.
 	target *agentv1.FrozenTarget
+	// timing is where a mutation's time went in the broker, set by mutate (and by an Act's observation).
+	timing *brokerv1.MutationTiming
 }
 
 // begin looks up the caller's open session for a computer request.
@@ -107,9 +109,14 @@ func (b *Broker) refuse(ctx context.Context, cl *call, err error) error {
 // COMPLETE record, answered once it is written in order, not once it is durable (see WrittenAuditor; the
 // next fsync of the guest's log, at the latest the one of the next mutation's intent, makes it durable).
 func (b *Broker) observe(ctx context.Context, cl *call, send func(ctx context.Context, c guestClients) error) (uint64, error) {
+	return b.observeFor(ctx, cl, 0, send)
+}
+
+// observeFor is observe for an observation that may legitimately take extra beyond the guest call deadline.
+func (b *Broker) observeFor(ctx context.Context, cl *call, extra time.Duration, send func(ctx context.Context, c guestClients) error) (uint64, error) {
 	err := cl.s.guest.screenHidden()
 	if err == nil {
-		err = cl.s.guest.conn.Call(ctx, 0, send)
+		err = cl.s.guest.conn.Call(ctx, extra, send)
 	}
 	seq, aerr := b.appendObservation(ctx, b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, err))
 	if err != nil {
@@ -126,7 +133,12 @@ type mutation struct {
 	freeze func() error
 	// extra is the action's own duration, added to the guest call's deadline.
 	extra time.Duration
-	send  func(ctx context.Context, c guestClients) error
+	// tokens is how many of the session's rate tokens the request takes (a batch: one per action); 0 means 1.
+	tokens int
+	// observation marks a request that travels as a mutation but changes nothing (Act's wait and wait_for):
+	// it is frozen and sent like an observation (observeAct).
+	observation bool
+	send        func(ctx context.Context, c guestClients) error
 }
 
 // mutate runs the broker's checks in order (observe-only, control, policy, rate limit, target freezing),
@@ -134,6 +146,9 @@ type mutation struct {
 // and the frozen target's generation are checked again just before sending) and makes the outcome durable. It
 // returns the outcome record's sequence number.
 func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, error) {
+	if m.observation {
+		return b.observeAct(ctx, cl, m)
+	}
 	s, g := cl.s, cl.s.guest
 	if s.mode == brokerv1.SessionMode_SESSION_MODE_OBSERVE {
 		return 0, b.refuse(ctx, cl, fmt.Errorf("session %s is observe-only: %w", s.id, errdefs.ErrReadOnlySession))
@@ -144,7 +159,7 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 	if m.gate != nil {
 		return 0, b.refuse(ctx, cl, m.gate)
 	}
-	if err := s.bucket.Take(b.now()); err != nil {
+	if err := s.bucket.TakeN(b.now(), m.tokens); err != nil {
 		return 0, b.refuse(ctx, cl, err)
 	}
 	if m.freeze != nil {
@@ -155,11 +170,16 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 	if err := g.conn.Ready(); err != nil {
 		return 0, b.refuse(ctx, cl, err)
 	}
+	checked := time.Now()
 	intent, err := b.appendAudit(ctx, b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_INTENT, nil))
 	if err != nil {
 		return 0, err
 	}
+	enqueued := time.Now()
+	var running, answered time.Time
 	g.queue.do(s.id, func() {
+		running = time.Now()
+		defer func() { answered = time.Now() }()
 		if err = ctx.Err(); err != nil {
 			return
 		}
@@ -180,10 +200,47 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 	rec := b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_OUTCOME, err)
 	rec.IntentSeq = intent
 	seq, aerr := b.appendAudit(ctx, rec)
+	end := time.Now()
+	cl.timing = &brokerv1.MutationTiming{
+		ValidateUs:     checked.Sub(cl.start).Microseconds(),
+		IntentAuditUs:  enqueued.Sub(checked).Microseconds(),
+		QueueUs:        running.Sub(enqueued).Microseconds(),
+		GuestUs:        answered.Sub(running).Microseconds(),
+		OutcomeAuditUs: end.Sub(answered).Microseconds(),
+		TotalUs:        end.Sub(cl.start).Microseconds(),
+	}
 	if err != nil {
 		return 0, err
 	}
 	return seq, aerr
+}
+
+// observeAct runs an action that travels as a mutation but is an observation (wait, wait_for): no observe-only
+// or control refusal, no rate token, no mutation queue, one COMPLETE record; the target is still frozen (a
+// stale generation is refused) so a wait_for names its tab.
+func (b *Broker) observeAct(ctx context.Context, cl *call, m mutation) (uint64, error) {
+	if m.freeze != nil {
+		if err := m.freeze(); err != nil {
+			return 0, b.refuse(ctx, cl, err)
+		}
+	}
+	checked := time.Now()
+	var answered time.Time
+	seq, err := b.observeFor(ctx, cl, m.extra, func(ctx context.Context, c guestClients) error {
+		defer func() { answered = time.Now() }()
+		return m.send(ctx, c)
+	})
+	end := time.Now()
+	if answered.IsZero() {
+		answered = end
+	}
+	cl.timing = &brokerv1.MutationTiming{
+		ValidateUs:     checked.Sub(cl.start).Microseconds(),
+		GuestUs:        answered.Sub(checked).Microseconds(),
+		OutcomeAuditUs: end.Sub(answered).Microseconds(),
+		TotalUs:        end.Sub(cl.start).Microseconds(),
+	}
+	return seq, err
 }
 
 // freeze resolves the request's target: an explicit target and every snapshot the request names are checked
@@ -334,6 +391,11 @@ func actDuration(r *agentv1.ActRequest) time.Duration {
 		ms += int64(len(a.Drag.GetPath())) * (int64(a.Drag.GetStepDelayMs()) + 1)
 	case *agentv1.ActRequest_Key:
 		ms += int64(a.Key.GetRepeat()) * 5
+	case *agentv1.ActRequest_WaitFor:
+		ms += int64(a.WaitFor.GetTimeoutMs())
+	}
+	if r.GetWatchMs() > 0 {
+		ms += int64(r.GetWatchMs())
 	}
 	return time.Duration(ms) * time.Millisecond
 }

@@ -111,6 +111,7 @@ func (b *Broker) ListApps(ctx context.Context, r *brokerv1.ListAppsRequest) (*br
 // GetApp finds an application: an observation, or a mutation (observe-only refused, control, policy, rate
 // limit, durable intent and outcome) when request.launch may start a program.
 func (b *Broker) GetApp(ctx context.Context, r *brokerv1.GetAppRequest) (*brokerv1.GetAppResponse, error) {
+	var launch *call
 	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.GetAppRequest, *agentv1.GetAppResponse]{
 		rpc:   RPCGetApp,
 		check: validate.GetApp,
@@ -118,6 +119,7 @@ func (b *Broker) GetApp(ctx context.Context, r *brokerv1.GetAppRequest) (*broker
 			if !req.GetLaunch() {
 				return mutation{}, false
 			}
+			launch = cl
 			gen, _ := cl.s.guest.generations()
 			cl.target = &agentv1.FrozenTarget{Source: agentv1.TargetSource_TARGET_SOURCE_EXPLICIT, Generation: gen}
 			// The agent waits up to launch_timeout_ms (0: 10 s) for the launched app to reach the bus.
@@ -133,13 +135,18 @@ func (b *Broker) GetApp(ctx context.Context, r *brokerv1.GetAppRequest) (*broker
 		answered: func(cl *call, resp *agentv1.GetAppResponse) {
 			if cl.target != nil {
 				cl.target.AppId = resp.GetApp().GetAppId()
+				resp.Target = reportTarget(cl, resp.GetTarget())
 			}
 		},
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &brokerv1.GetAppResponse{Response: resp, AuditSeq: seq}, nil
+	var timing *brokerv1.MutationTiming
+	if launch != nil {
+		timing = launch.timing
+	}
+	return &brokerv1.GetAppResponse{Response: resp, AuditSeq: seq, Timing: timing}, nil
 }
 
 // SnapshotApp snapshots an application (an observation); no app_id: the session's default app.

@@ -89,19 +89,36 @@ func readTab(cl *call, tab **agentv1.TabRef) {
 
 // ListBrowsers lists the guest's browsers: an observation, or a mutation when it may start the default one.
 func (b *Broker) ListBrowsers(ctx context.Context, r *brokerv1.ListBrowsersRequest) (*brokerv1.ListBrowsersResponse, error) {
+	var start *call
 	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ListBrowsersRequest, *agentv1.ListBrowsersResponse]{
 		rpc: RPCListBrowsers,
-		mutation: func(_ *call, req *agentv1.ListBrowsersRequest) (mutation, bool) {
-			return mutation{}, req.GetStartDefault()
+		mutation: func(cl *call, req *agentv1.ListBrowsersRequest) (mutation, bool) {
+			if !req.GetStartDefault() {
+				return mutation{}, false
+			}
+			start = cl
+			gen, _ := cl.s.guest.generations()
+			cl.target = &agentv1.FrozenTarget{Source: agentv1.TargetSource_TARGET_SOURCE_EXPLICIT, Generation: gen}
+			return mutation{}, true
 		},
 		send: func(ctx context.Context, c guestClients, req *agentv1.ListBrowsersRequest) (*agentv1.ListBrowsersResponse, error) {
 			return c.Browser.ListBrowsers(ctx, req)
+		},
+		answered: func(cl *call, resp *agentv1.ListBrowsersResponse) {
+			if cl == start {
+				resp.Target = reportTarget(cl, resp.GetTarget())
+				cl.target = resp.Target
+			}
 		},
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &brokerv1.ListBrowsersResponse{Response: resp, AuditSeq: seq}, nil
+	var timing *brokerv1.MutationTiming
+	if start != nil {
+		timing = start.timing
+	}
+	return &brokerv1.ListBrowsersResponse{Response: resp, AuditSeq: seq, Timing: timing}, nil
 }
 
 // GetBrowser finds a browser by id or a tab by URL (an observation).

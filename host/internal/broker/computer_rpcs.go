@@ -34,11 +34,13 @@ func ownerViolation(owner, session string) []errdefs.Violation {
 	return []errdefs.Violation{{Field: "request.owner", Description: "must be empty or the session id"}}
 }
 
-// Act performs one action through the session (a mutation).
+// Act performs one action through the session (a mutation; wait and wait_for are observations).
 func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.ActResponse, error) {
+	var opened *call
 	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ActRequest, *agentv1.ActResponse]{
 		rpc: RPCAct,
 		prepare: func(cl *call, ar *agentv1.ActRequest) []errdefs.Violation {
+			opened = cl
 			bad := ownerViolation(ar.GetOwner(), cl.s.id)
 			ar.Owner = cl.s.id
 			pageTarget(cl.s, ar)
@@ -47,16 +49,12 @@ func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.Act
 		check: validate.ActRequest,
 		mutation: func(cl *call, ar *agentv1.ActRequest) (mutation, bool) {
 			return mutation{
-				gate: b.gates.CheckAct(ar),
-				freeze: func() error {
-					if ok, err := b.freezeElement(cl, ar); ok {
-						return err
-					}
-					t, err := b.freeze(cl, ar, actions.Of(ar) != actions.Page)
-					ar.Target = t
-					return err
-				},
-				extra: actDuration(ar),
+				gate:   b.gates.CheckAct(ar),
+				freeze: func() error { return b.freezeAct(cl, ar) },
+				extra:  actDuration(ar),
+				// wait and wait_for change nothing: another session's input must not wait behind them, and a
+				// human holding control does not stop them.
+				observation: actions.Observes(ar),
 			}, true
 		},
 		send: func(ctx context.Context, c guestClients, ar *agentv1.ActRequest) (*agentv1.ActResponse, error) {
@@ -71,15 +69,30 @@ func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.Act
 	if err != nil {
 		return nil, err
 	}
-	return &brokerv1.ActResponse{Response: resp, AuditSeq: seq}, nil
+	return &brokerv1.ActResponse{Response: resp, AuditSeq: seq, Timing: opened.timing}, nil
+}
+
+// freezeAct freezes an action's target: an element action's app, else the tab of a page action or the
+// desktop target of a desktop action (freeze).
+func (b *Broker) freezeAct(cl *call, ar *agentv1.ActRequest) error {
+	if ok, err := b.freezeElement(cl, ar); ok {
+		return err
+	}
+	t, err := b.freeze(cl, ar, actions.Of(ar) != actions.Page)
+	ar.Target = t
+	return err
 }
 
 // WriteClipboard writes the guest's clipboard (a mutation). r.confirm lets text that looks like a secret
 // through the policy gate; the audit records say it was set (args.confirm).
 func (b *Broker) WriteClipboard(ctx context.Context, r *brokerv1.WriteClipboardRequest) (*brokerv1.WriteClipboardResponse, error) {
+	var opened *call
 	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.WriteClipboardRequest, *agentv1.WriteClipboardResponse]{
 		rpc: RPCWriteClipboard,
 		prepare: func(cl *call, wr *agentv1.WriteClipboardRequest) []errdefs.Violation {
+			opened = cl
+			gen, _ := cl.s.guest.generations()
+			cl.target = &agentv1.FrozenTarget{Source: agentv1.TargetSource_TARGET_SOURCE_EXPLICIT, Generation: gen}
 			bad := ownerViolation(wr.GetOwner(), cl.s.id)
 			wr.Owner = cl.s.id
 			if r.GetConfirm() {
@@ -98,11 +111,14 @@ func (b *Broker) WriteClipboard(ctx context.Context, r *brokerv1.WriteClipboardR
 		send: func(ctx context.Context, c guestClients, wr *agentv1.WriteClipboardRequest) (*agentv1.WriteClipboardResponse, error) {
 			return c.Clipboard.WriteClipboard(ctx, wr)
 		},
+		answered: func(cl *call, resp *agentv1.WriteClipboardResponse) {
+			resp.Target = reportTarget(cl, resp.GetTarget())
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &brokerv1.WriteClipboardResponse{Response: resp, AuditSeq: seq}, nil
+	return &brokerv1.WriteClipboardResponse{Response: resp, AuditSeq: seq, Timing: opened.timing}, nil
 }
 
 // CaptureScreenshot takes a screenshot (an observation); options.display_id falls back to the session's

@@ -276,7 +276,7 @@ func TestFairness(t *testing.T) {
 	var order []string
 	var mu sync.Mutex
 	a.setOnAct(func(ctx context.Context, r *agentv1.ActRequest) error {
-		if r.GetOwner() == sa && r.GetWait() != nil && r.GetWait().GetDurationMs() == 1 {
+		if r.GetOwner() == sa && r.GetKey().GetRepeat() == 2 {
 			<-gate
 		}
 		mu.Lock()
@@ -284,16 +284,17 @@ func TestFairness(t *testing.T) {
 		mu.Unlock()
 		return nil
 	})
-	waitReq := func(ms int32) *agentv1.ActRequest {
-		return &agentv1.ActRequest{Action: &agentv1.ActRequest_Wait{Wait: &agentv1.Wait{DurationMs: ms}}}
+	// Keys, not waits: a wait is an observation and never queues.
+	keyReq := func(repeat int32) *agentv1.ActRequest {
+		return &agentv1.ActRequest{Action: &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: "a", Repeat: repeat}}}
 	}
 	var wg sync.WaitGroup
-	send := func(s string, ms int32) {
+	send := func(s string, n int32) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			ctx := tb.as("agent") // a caller per goroutine: the broker records each RPC's session on it
-			if _, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: waitReq(ms)}); err != nil {
+			if _, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: s, Request: keyReq(n)}); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -312,13 +313,13 @@ func TestFairness(t *testing.T) {
 		}
 		t.Fatalf("queue never reached %d", n)
 	}
-	send(sa, 1) // blocks the guest
+	send(sa, 2) // blocks the guest
 	time.Sleep(50 * time.Millisecond)
 	for i := range 5 {
-		send(sa, 0)
+		send(sa, 1)
 		queued(i + 1)
 	}
-	send(sb, 0)
+	send(sb, 1)
 	queued(6)
 	close(gate)
 	wg.Wait()

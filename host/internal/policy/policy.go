@@ -197,7 +197,11 @@ func NewBucket(rate float64, burst int) *Bucket {
 
 // Take takes one token at now, or returns an error wrapping errdefs.ErrResourceExhausted saying when the
 // next one is due.
-func (b *Bucket) Take(now time.Time) error {
+func (b *Bucket) Take(now time.Time) error { return b.TakeN(now, 1) }
+
+// TakeN takes n tokens at now (a batch of n actions), all or none, as Take.
+func (b *Bucket) TakeN(now time.Time, n int) error {
+	need := float64(max(n, 1))
 	if b.rate < 0 {
 		return nil
 	}
@@ -207,10 +211,10 @@ func (b *Bucket) Take(now time.Time) error {
 		b.tokens = math.Min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
 	}
 	b.last = now
-	if b.tokens >= 1 {
-		b.tokens--
+	if b.tokens >= need {
+		b.tokens -= need
 		return nil
 	}
-	wait := time.Duration((1 - b.tokens) / b.rate * float64(time.Second))
+	wait := time.Duration((need - b.tokens) / b.rate * float64(time.Second))
 	return fmt.Errorf("session rate limit %.4g/s (burst %.0f) reached, retry in %s: %w", b.rate, b.burst, wait.Round(time.Millisecond), errdefs.ErrResourceExhausted)
 }

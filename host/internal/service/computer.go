@@ -43,6 +43,11 @@ func (s *Computer) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.A
 	return s.b.Act(ctx, r)
 }
 
+// ActBatch performs a batch of actions.
+func (s *Computer) ActBatch(ctx context.Context, r *brokerv1.ActBatchRequest) (*brokerv1.ActBatchResponse, error) {
+	return s.b.ActBatch(ctx, r)
+}
+
 // ReadClipboard reads the clipboard.
 func (s *Computer) ReadClipboard(ctx context.Context, r *brokerv1.ReadClipboardRequest) (*brokerv1.ReadClipboardResponse, error) {
 	return s.b.ReadClipboard(ctx, r)

@@ -61,14 +61,17 @@ type Screen struct {
 	// touched it.
 	bandSeq []uint64
 	// tiles holds the columns damaged per band since WatchScreen's tiles last read them (tiles.go).
-	tiles    tileColumns
-	lastDmg  time.Time // when the last damage notification arrived
-	sent     uint32    // last marker sent
-	seen     uint32    // newest marker the event loop saw
-	changed  chan struct{}
-	closed   bool
-	frames   map[frameKey]*frame
-	loopDone chan struct{}
+	tiles   tileColumns
+	lastDmg time.Time // when the last damage notification arrived
+	// dmgLog holds the latest damage rectangles, oldest first; dmgDropped is the newest seq no longer in it.
+	dmgLog     []damageRect
+	dmgDropped uint64
+	sent       uint32 // last marker sent
+	seen       uint32 // newest marker the event loop saw
+	changed    chan struct{}
+	closed     bool
+	frames     map[frameKey]*frame
+	loopDone   chan struct{}
 }
 
 // New connects to the X display (empty: $DISPLAY), attaches the shared memory segment, subscribes to damage on
@@ -242,6 +245,7 @@ func (s *Screen) loop() {
 			s.seq++
 			s.markLocked(int(e.Area.Y), int(e.Area.Y)+int(e.Area.Height))
 			s.tiles.mark(s.height, int(e.Area.X), int(e.Area.Y), int(e.Area.X)+int(e.Area.Width), int(e.Area.Y)+int(e.Area.Height))
+			s.logDamageLocked(image.Rect(int(e.Area.X), int(e.Area.Y), int(e.Area.X)+int(e.Area.Width), int(e.Area.Y)+int(e.Area.Height)))
 			s.lastDmg = time.Now()
 			s.notifyLocked()
 			s.mu.Unlock()

@@ -363,7 +363,14 @@ type GetAppResponse struct {
 	// False when a launched process never appeared on the AT-SPI bus within the timeout.
 	Accessible bool `protobuf:"varint,3,opt,name=accessible,proto3" json:"accessible,omitempty"`
 	// Pid of the launched process (or of the app).
-	Pid           int32 `protobuf:"varint,4,opt,name=pid,proto3" json:"pid,omitempty"`
+	Pid int32 `protobuf:"varint,4,opt,name=pid,proto3" json:"pid,omitempty"`
+	// With launch (a mutation): VERIFIED when the app is on the bus afterwards (already running, or started by this
+	// call and seen there), UNVERIFIABLE when it was started but never appeared. UNSPECIFIED without launch.
+	Effect Effect `protobuf:"varint,5,opt,name=effect,proto3,enum=glovebox.agent.v1.Effect" json:"effect,omitempty"`
+	// With launch: the app acted on (app_id when accessible), source EXPLICIT, the generation.
+	Target *FrozenTarget `protobuf:"bytes,6,opt,name=target,proto3" json:"target,omitempty"`
+	// With launch: validate, dispatch (finding or starting the app and waiting for it) and total.
+	Timing        *Timing `protobuf:"bytes,7,opt,name=timing,proto3" json:"timing,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -424,6 +431,27 @@ func (x *GetAppResponse) GetPid() int32 {
 		return x.Pid
 	}
 	return 0
+}
+
+func (x *GetAppResponse) GetEffect() Effect {
+	if x != nil {
+		return x.Effect
+	}
+	return Effect_EFFECT_UNSPECIFIED
+}
+
+func (x *GetAppResponse) GetTarget() *FrozenTarget {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
+func (x *GetAppResponse) GetTiming() *Timing {
+	if x != nil {
+		return x.Timing
+	}
+	return nil
 }
 
 // SnapshotAppRequest names the application.
@@ -657,14 +685,17 @@ const file_glovebox_agent_v1_accessibility_proto_rawDesc = "" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
 	"\x06launch\x18\x03 \x01(\bR\x06launch\x12\x12\n" +
 	"\x04args\x18\x04 \x03(\tR\x04args\x12*\n" +
-	"\x11launch_timeout_ms\x18\x05 \x01(\x05R\x0flaunchTimeoutMs\"\x88\x01\n" +
+	"\x11launch_timeout_ms\x18\x05 \x01(\x05R\x0flaunchTimeoutMs\"\xa7\x02\n" +
 	"\x0eGetAppResponse\x12(\n" +
 	"\x03app\x18\x01 \x01(\v2\x16.glovebox.agent.v1.AppR\x03app\x12\x1a\n" +
 	"\blaunched\x18\x02 \x01(\bR\blaunched\x12\x1e\n" +
 	"\n" +
 	"accessible\x18\x03 \x01(\bR\n" +
 	"accessible\x12\x10\n" +
-	"\x03pid\x18\x04 \x01(\x05R\x03pid\"i\n" +
+	"\x03pid\x18\x04 \x01(\x05R\x03pid\x121\n" +
+	"\x06effect\x18\x05 \x01(\x0e2\x19.glovebox.agent.v1.EffectR\x06effect\x127\n" +
+	"\x06target\x18\x06 \x01(\v2\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x121\n" +
+	"\x06timing\x18\a \x01(\v2\x19.glovebox.agent.v1.TimingR\x06timing\"i\n" +
 	"\x12SnapshotAppRequest\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12<\n" +
 	"\aoptions\x18\x02 \x01(\v2\".glovebox.agent.v1.SnapshotOptionsR\aoptions\"N\n" +
@@ -707,31 +738,37 @@ var file_glovebox_agent_v1_accessibility_proto_goTypes = []any{
 	(*SnapshotWindowRequest)(nil),  // 8: glovebox.agent.v1.SnapshotWindowRequest
 	(*SnapshotWindowResponse)(nil), // 9: glovebox.agent.v1.SnapshotWindowResponse
 	(*Rect)(nil),                   // 10: glovebox.agent.v1.Rect
-	(*SnapshotOptions)(nil),        // 11: glovebox.agent.v1.SnapshotOptions
-	(*Snapshot)(nil),               // 12: glovebox.agent.v1.Snapshot
+	(Effect)(0),                    // 11: glovebox.agent.v1.Effect
+	(*FrozenTarget)(nil),           // 12: glovebox.agent.v1.FrozenTarget
+	(*Timing)(nil),                 // 13: glovebox.agent.v1.Timing
+	(*SnapshotOptions)(nil),        // 14: glovebox.agent.v1.SnapshotOptions
+	(*Snapshot)(nil),               // 15: glovebox.agent.v1.Snapshot
 }
 var file_glovebox_agent_v1_accessibility_proto_depIdxs = []int32{
 	1,  // 0: glovebox.agent.v1.App.windows:type_name -> glovebox.agent.v1.AppWindow
 	10, // 1: glovebox.agent.v1.AppWindow.bounds:type_name -> glovebox.agent.v1.Rect
 	0,  // 2: glovebox.agent.v1.ListAppsResponse.apps:type_name -> glovebox.agent.v1.App
 	0,  // 3: glovebox.agent.v1.GetAppResponse.app:type_name -> glovebox.agent.v1.App
-	11, // 4: glovebox.agent.v1.SnapshotAppRequest.options:type_name -> glovebox.agent.v1.SnapshotOptions
-	12, // 5: glovebox.agent.v1.SnapshotAppResponse.snapshot:type_name -> glovebox.agent.v1.Snapshot
-	11, // 6: glovebox.agent.v1.SnapshotWindowRequest.options:type_name -> glovebox.agent.v1.SnapshotOptions
-	12, // 7: glovebox.agent.v1.SnapshotWindowResponse.snapshot:type_name -> glovebox.agent.v1.Snapshot
-	2,  // 8: glovebox.agent.v1.AccessibilityService.ListApps:input_type -> glovebox.agent.v1.ListAppsRequest
-	4,  // 9: glovebox.agent.v1.AccessibilityService.GetApp:input_type -> glovebox.agent.v1.GetAppRequest
-	6,  // 10: glovebox.agent.v1.AccessibilityService.SnapshotApp:input_type -> glovebox.agent.v1.SnapshotAppRequest
-	8,  // 11: glovebox.agent.v1.AccessibilityService.SnapshotWindow:input_type -> glovebox.agent.v1.SnapshotWindowRequest
-	3,  // 12: glovebox.agent.v1.AccessibilityService.ListApps:output_type -> glovebox.agent.v1.ListAppsResponse
-	5,  // 13: glovebox.agent.v1.AccessibilityService.GetApp:output_type -> glovebox.agent.v1.GetAppResponse
-	7,  // 14: glovebox.agent.v1.AccessibilityService.SnapshotApp:output_type -> glovebox.agent.v1.SnapshotAppResponse
-	9,  // 15: glovebox.agent.v1.AccessibilityService.SnapshotWindow:output_type -> glovebox.agent.v1.SnapshotWindowResponse
-	12, // [12:16] is the sub-list for method output_type
-	8,  // [8:12] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	11, // 4: glovebox.agent.v1.GetAppResponse.effect:type_name -> glovebox.agent.v1.Effect
+	12, // 5: glovebox.agent.v1.GetAppResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	13, // 6: glovebox.agent.v1.GetAppResponse.timing:type_name -> glovebox.agent.v1.Timing
+	14, // 7: glovebox.agent.v1.SnapshotAppRequest.options:type_name -> glovebox.agent.v1.SnapshotOptions
+	15, // 8: glovebox.agent.v1.SnapshotAppResponse.snapshot:type_name -> glovebox.agent.v1.Snapshot
+	14, // 9: glovebox.agent.v1.SnapshotWindowRequest.options:type_name -> glovebox.agent.v1.SnapshotOptions
+	15, // 10: glovebox.agent.v1.SnapshotWindowResponse.snapshot:type_name -> glovebox.agent.v1.Snapshot
+	2,  // 11: glovebox.agent.v1.AccessibilityService.ListApps:input_type -> glovebox.agent.v1.ListAppsRequest
+	4,  // 12: glovebox.agent.v1.AccessibilityService.GetApp:input_type -> glovebox.agent.v1.GetAppRequest
+	6,  // 13: glovebox.agent.v1.AccessibilityService.SnapshotApp:input_type -> glovebox.agent.v1.SnapshotAppRequest
+	8,  // 14: glovebox.agent.v1.AccessibilityService.SnapshotWindow:input_type -> glovebox.agent.v1.SnapshotWindowRequest
+	3,  // 15: glovebox.agent.v1.AccessibilityService.ListApps:output_type -> glovebox.agent.v1.ListAppsResponse
+	5,  // 16: glovebox.agent.v1.AccessibilityService.GetApp:output_type -> glovebox.agent.v1.GetAppResponse
+	7,  // 17: glovebox.agent.v1.AccessibilityService.SnapshotApp:output_type -> glovebox.agent.v1.SnapshotAppResponse
+	9,  // 18: glovebox.agent.v1.AccessibilityService.SnapshotWindow:output_type -> glovebox.agent.v1.SnapshotWindowResponse
+	15, // [15:19] is the sub-list for method output_type
+	11, // [11:15] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_accessibility_proto_init() }

@@ -21,60 +21,187 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Effect says what is known about an action's outcome.
-type Effect int32
+// ActBatchRequest is a sequence of actions run in order.
+type ActBatchRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who acts, as ActRequest.owner; required. Each action's owner must be empty or the same.
+	Owner string `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	// Optional idempotency key for the whole batch, as ActRequest.request_id; each action's must be empty.
+	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// 1..64 actions, each as in Act (its own target, confirm, observe and watch_ms).
+	Actions       []*ActRequest `protobuf:"bytes,3,rep,name=actions,proto3" json:"actions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
 
-const (
-	Effect_EFFECT_UNSPECIFIED Effect = 0
-	// The input was delivered to the X server (synchronised with a round trip).
-	Effect_EFFECT_DONE Effect = 1
-	// Delivered and a read-back confirmed the result.
-	Effect_EFFECT_VERIFIED Effect = 2
-	// Delivered, but nothing can confirm the result.
-	Effect_EFFECT_UNVERIFIABLE Effect = 3
-)
+func (x *ActBatchRequest) Reset() {
+	*x = ActBatchRequest{}
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
 
-// Enum value maps for Effect.
-var (
-	Effect_name = map[int32]string{
-		0: "EFFECT_UNSPECIFIED",
-		1: "EFFECT_DONE",
-		2: "EFFECT_VERIFIED",
-		3: "EFFECT_UNVERIFIABLE",
+func (x *ActBatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActBatchRequest) ProtoMessage() {}
+
+func (x *ActBatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
 	}
-	Effect_value = map[string]int32{
-		"EFFECT_UNSPECIFIED":  0,
-		"EFFECT_DONE":         1,
-		"EFFECT_VERIFIED":     2,
-		"EFFECT_UNVERIFIABLE": 3,
-	}
-)
-
-func (x Effect) Enum() *Effect {
-	p := new(Effect)
-	*p = x
-	return p
+	return mi.MessageOf(x)
 }
 
-func (x Effect) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (Effect) Descriptor() protoreflect.EnumDescriptor {
-	return file_glovebox_agent_v1_act_proto_enumTypes[0].Descriptor()
-}
-
-func (Effect) Type() protoreflect.EnumType {
-	return &file_glovebox_agent_v1_act_proto_enumTypes[0]
-}
-
-func (x Effect) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use Effect.Descriptor instead.
-func (Effect) EnumDescriptor() ([]byte, []int) {
+// Deprecated: Use ActBatchRequest.ProtoReflect.Descriptor instead.
+func (*ActBatchRequest) Descriptor() ([]byte, []int) {
 	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ActBatchRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ActBatchRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *ActBatchRequest) GetActions() []*ActRequest {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
+// ActBatchResponse has one result per action that was done, in order.
+type ActBatchResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// results[i] is the answer to actions[i]; only the actions done before a failure have one.
+	Results []*ActResponse `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	// Unset when every action was done; else the first action that failed (no action after it was attempted).
+	Failure       *BatchFailure `protobuf:"bytes,2,opt,name=failure,proto3" json:"failure,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActBatchResponse) Reset() {
+	*x = ActBatchResponse{}
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActBatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActBatchResponse) ProtoMessage() {}
+
+func (x *ActBatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActBatchResponse.ProtoReflect.Descriptor instead.
+func (*ActBatchResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ActBatchResponse) GetResults() []*ActResponse {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+func (x *ActBatchResponse) GetFailure() *BatchFailure {
+	if x != nil {
+		return x.Failure
+	}
+	return nil
+}
+
+// BatchFailure says which action of a batch failed and why.
+type BatchFailure struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Index of the action in ActBatchRequest.actions.
+	Index int32 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// The error's reason, as ErrorInfo.reason would carry it for Act (its gRPC code follows from the reason).
+	Reason ErrorReason `protobuf:"varint,2,opt,name=reason,proto3,enum=glovebox.agent.v1.ErrorReason" json:"reason,omitempty"`
+	// The error message.
+	Message       string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchFailure) Reset() {
+	*x = BatchFailure{}
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchFailure) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchFailure) ProtoMessage() {}
+
+func (x *BatchFailure) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchFailure.ProtoReflect.Descriptor instead.
+func (*BatchFailure) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *BatchFailure) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *BatchFailure) GetReason() ErrorReason {
+	if x != nil {
+		return x.Reason
+	}
+	return ErrorReason_ERROR_REASON_UNSPECIFIED
+}
+
+func (x *BatchFailure) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
 }
 
 // ActRequest is one action.
@@ -93,6 +220,11 @@ type ActRequest struct {
 	Confirm bool `protobuf:"varint,4,opt,name=confirm,proto3" json:"confirm,omitempty"`
 	// Observe after the action settles; unset: no observation.
 	Observe *ObserveAfter `protobuf:"bytes,5,opt,name=observe,proto3" json:"observe,omitempty"`
+	// How long desktop input (pointer and keyboard actions) watches the screen for damage to report its effect,
+	// -1..5000 ms: 0 means 100 ms; -1 does not watch (effect DONE, no damage reported). The watch ends early once
+	// damage has arrived and the screen then stayed quiet for 20 ms. With observe, the observation's settle is
+	// the watch. Other actions ignore it.
+	WatchMs int32 `protobuf:"varint,6,opt,name=watch_ms,json=watchMs,proto3" json:"watch_ms,omitempty"`
 	// Types that are valid to be assigned to Action:
 	//
 	//	*ActRequest_MouseMove
@@ -143,7 +275,7 @@ type ActRequest struct {
 
 func (x *ActRequest) Reset() {
 	*x = ActRequest{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[0]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -155,7 +287,7 @@ func (x *ActRequest) String() string {
 func (*ActRequest) ProtoMessage() {}
 
 func (x *ActRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[0]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -168,7 +300,7 @@ func (x *ActRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
 func (*ActRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{0}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ActRequest) GetOwner() string {
@@ -204,6 +336,13 @@ func (x *ActRequest) GetObserve() *ObserveAfter {
 		return x.Observe
 	}
 	return nil
+}
+
+func (x *ActRequest) GetWatchMs() int32 {
+	if x != nil {
+		return x.WatchMs
+	}
+	return 0
 }
 
 func (x *ActRequest) GetAction() isActRequest_Action {
@@ -845,7 +984,7 @@ type MouseMove struct {
 
 func (x *MouseMove) Reset() {
 	*x = MouseMove{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[1]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -857,7 +996,7 @@ func (x *MouseMove) String() string {
 func (*MouseMove) ProtoMessage() {}
 
 func (x *MouseMove) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[1]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -870,7 +1009,7 @@ func (x *MouseMove) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MouseMove.ProtoReflect.Descriptor instead.
 func (*MouseMove) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{1}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *MouseMove) GetTo() *Point {
@@ -897,7 +1036,7 @@ type Click struct {
 
 func (x *Click) Reset() {
 	*x = Click{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[2]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -909,7 +1048,7 @@ func (x *Click) String() string {
 func (*Click) ProtoMessage() {}
 
 func (x *Click) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[2]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -922,7 +1061,7 @@ func (x *Click) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Click.ProtoReflect.Descriptor instead.
 func (*Click) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{2}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Click) GetAt() *Point {
@@ -964,7 +1103,7 @@ type MouseDown struct {
 
 func (x *MouseDown) Reset() {
 	*x = MouseDown{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[3]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -976,7 +1115,7 @@ func (x *MouseDown) String() string {
 func (*MouseDown) ProtoMessage() {}
 
 func (x *MouseDown) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[3]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -989,7 +1128,7 @@ func (x *MouseDown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MouseDown.ProtoReflect.Descriptor instead.
 func (*MouseDown) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{3}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *MouseDown) GetAt() *Point {
@@ -1017,7 +1156,7 @@ type MouseUp struct {
 
 func (x *MouseUp) Reset() {
 	*x = MouseUp{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[4]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1029,7 +1168,7 @@ func (x *MouseUp) String() string {
 func (*MouseUp) ProtoMessage() {}
 
 func (x *MouseUp) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[4]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1042,7 +1181,7 @@ func (x *MouseUp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MouseUp.ProtoReflect.Descriptor instead.
 func (*MouseUp) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{4}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *MouseUp) GetAt() *Point {
@@ -1066,7 +1205,8 @@ type Drag struct {
 	// 2..1000 points.
 	Path   []*Point    `protobuf:"bytes,1,rep,name=path,proto3" json:"path,omitempty"`
 	Button MouseButton `protobuf:"varint,2,opt,name=button,proto3,enum=glovebox.agent.v1.MouseButton" json:"button,omitempty"`
-	// Pause after each motion, 0..1000 ms, so applications see intermediate positions.
+	// Pause after each motion, 0..1000 ms, so applications see intermediate positions; step_delay_ms times the
+	// number of points at most 60000 ms (INVALID_ARGUMENT naming action.drag.step_delay_ms otherwise).
 	StepDelayMs   int32    `protobuf:"varint,3,opt,name=step_delay_ms,json=stepDelayMs,proto3" json:"step_delay_ms,omitempty"`
 	Modifiers     []string `protobuf:"bytes,4,rep,name=modifiers,proto3" json:"modifiers,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1075,7 +1215,7 @@ type Drag struct {
 
 func (x *Drag) Reset() {
 	*x = Drag{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[5]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1087,7 +1227,7 @@ func (x *Drag) String() string {
 func (*Drag) ProtoMessage() {}
 
 func (x *Drag) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[5]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1100,7 +1240,7 @@ func (x *Drag) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Drag.ProtoReflect.Descriptor instead.
 func (*Drag) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{5}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Drag) GetPath() []*Point {
@@ -1146,7 +1286,7 @@ type Scroll struct {
 
 func (x *Scroll) Reset() {
 	*x = Scroll{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[6]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1158,7 +1298,7 @@ func (x *Scroll) String() string {
 func (*Scroll) ProtoMessage() {}
 
 func (x *Scroll) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[6]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1171,7 +1311,7 @@ func (x *Scroll) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scroll.ProtoReflect.Descriptor instead.
 func (*Scroll) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{6}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Scroll) GetAt() *Point {
@@ -1215,7 +1355,7 @@ type Key struct {
 
 func (x *Key) Reset() {
 	*x = Key{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[7]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1227,7 +1367,7 @@ func (x *Key) String() string {
 func (*Key) ProtoMessage() {}
 
 func (x *Key) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[7]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1240,7 +1380,7 @@ func (x *Key) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Key.ProtoReflect.Descriptor instead.
 func (*Key) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{7}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Key) GetCombo() string {
@@ -1267,7 +1407,7 @@ type KeyDown struct {
 
 func (x *KeyDown) Reset() {
 	*x = KeyDown{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[8]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1279,7 +1419,7 @@ func (x *KeyDown) String() string {
 func (*KeyDown) ProtoMessage() {}
 
 func (x *KeyDown) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[8]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1292,7 +1432,7 @@ func (x *KeyDown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyDown.ProtoReflect.Descriptor instead.
 func (*KeyDown) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{8}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *KeyDown) GetCombo() string {
@@ -1312,7 +1452,7 @@ type KeyUp struct {
 
 func (x *KeyUp) Reset() {
 	*x = KeyUp{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[9]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1324,7 +1464,7 @@ func (x *KeyUp) String() string {
 func (*KeyUp) ProtoMessage() {}
 
 func (x *KeyUp) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[9]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1337,7 +1477,7 @@ func (x *KeyUp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyUp.ProtoReflect.Descriptor instead.
 func (*KeyUp) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{9}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *KeyUp) GetCombo() string {
@@ -1360,7 +1500,7 @@ type HoldKey struct {
 
 func (x *HoldKey) Reset() {
 	*x = HoldKey{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[10]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1372,7 +1512,7 @@ func (x *HoldKey) String() string {
 func (*HoldKey) ProtoMessage() {}
 
 func (x *HoldKey) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[10]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1385,7 +1525,7 @@ func (x *HoldKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HoldKey.ProtoReflect.Descriptor instead.
 func (*HoldKey) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{10}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *HoldKey) GetCombo() string {
@@ -1409,7 +1549,8 @@ type TypeText struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Valid UTF-8, 1..65536 bytes. Control characters other than \n and \t are refused.
 	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
-	// Pause between characters, 0..1000 ms.
+	// Pause between characters, 0..1000 ms; delay_ms times the number of characters at most 60000 ms
+	// (INVALID_ARGUMENT naming action.type.delay_ms otherwise).
 	DelayMs       int32 `protobuf:"varint,2,opt,name=delay_ms,json=delayMs,proto3" json:"delay_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1417,7 +1558,7 @@ type TypeText struct {
 
 func (x *TypeText) Reset() {
 	*x = TypeText{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[11]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1429,7 +1570,7 @@ func (x *TypeText) String() string {
 func (*TypeText) ProtoMessage() {}
 
 func (x *TypeText) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[11]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1442,7 +1583,7 @@ func (x *TypeText) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypeText.ProtoReflect.Descriptor instead.
 func (*TypeText) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{11}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *TypeText) GetText() string {
@@ -1459,7 +1600,9 @@ func (x *TypeText) GetDelayMs() int32 {
 	return 0
 }
 
-// Wait pauses, as a step of an agent's plan.
+// Wait pauses, as a step of an agent's plan. It is an observation: it never holds the mutation queue (other
+// requests' input goes ahead meanwhile), and the broker allows it while a human holds control and in
+// observe-only sessions.
 type Wait struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// 0..60000.
@@ -1470,7 +1613,7 @@ type Wait struct {
 
 func (x *Wait) Reset() {
 	*x = Wait{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[12]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1482,7 +1625,7 @@ func (x *Wait) String() string {
 func (*Wait) ProtoMessage() {}
 
 func (x *Wait) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[12]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1495,7 +1638,7 @@ func (x *Wait) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Wait.ProtoReflect.Descriptor instead.
 func (*Wait) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{12}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Wait) GetDurationMs() int32 {
@@ -1518,7 +1661,7 @@ type ReleaseAll struct {
 
 func (x *ReleaseAll) Reset() {
 	*x = ReleaseAll{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[13]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1530,7 +1673,7 @@ func (x *ReleaseAll) String() string {
 func (*ReleaseAll) ProtoMessage() {}
 
 func (x *ReleaseAll) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[13]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1543,7 +1686,7 @@ func (x *ReleaseAll) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseAll.ProtoReflect.Descriptor instead.
 func (*ReleaseAll) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{13}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ReleaseAll) GetEverything() bool {
@@ -1568,7 +1711,7 @@ type ObserveAfter struct {
 
 func (x *ObserveAfter) Reset() {
 	*x = ObserveAfter{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[14]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1580,7 +1723,7 @@ func (x *ObserveAfter) String() string {
 func (*ObserveAfter) ProtoMessage() {}
 
 func (x *ObserveAfter) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[14]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1593,7 +1736,7 @@ func (x *ObserveAfter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ObserveAfter.ProtoReflect.Descriptor instead.
 func (*ObserveAfter) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{14}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ObserveAfter) GetScreenshot() *ScreenshotOptions {
@@ -1617,95 +1760,6 @@ func (x *ObserveAfter) GetTimeoutMs() int32 {
 	return 0
 }
 
-// Timing is where the time of an action went, in microseconds.
-type Timing struct {
-	state      protoimpl.MessageState `protogen:"open.v1"`
-	ValidateUs int64                  `protobuf:"varint,1,opt,name=validate_us,json=validateUs,proto3" json:"validate_us,omitempty"`
-	// Waiting for earlier actions on this agent.
-	QueueUs int64 `protobuf:"varint,2,opt,name=queue_us,json=queueUs,proto3" json:"queue_us,omitempty"`
-	// Resolving and re-checking the target.
-	ResolveUs int64 `protobuf:"varint,3,opt,name=resolve_us,json=resolveUs,proto3" json:"resolve_us,omitempty"`
-	// Sending input and the X round trip.
-	DispatchUs int64 `protobuf:"varint,4,opt,name=dispatch_us,json=dispatchUs,proto3" json:"dispatch_us,omitempty"`
-	// Waiting for the screen to settle and observing.
-	SettleUs      int64 `protobuf:"varint,5,opt,name=settle_us,json=settleUs,proto3" json:"settle_us,omitempty"`
-	TotalUs       int64 `protobuf:"varint,6,opt,name=total_us,json=totalUs,proto3" json:"total_us,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Timing) Reset() {
-	*x = Timing{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[15]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Timing) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Timing) ProtoMessage() {}
-
-func (x *Timing) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[15]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Timing.ProtoReflect.Descriptor instead.
-func (*Timing) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{15}
-}
-
-func (x *Timing) GetValidateUs() int64 {
-	if x != nil {
-		return x.ValidateUs
-	}
-	return 0
-}
-
-func (x *Timing) GetQueueUs() int64 {
-	if x != nil {
-		return x.QueueUs
-	}
-	return 0
-}
-
-func (x *Timing) GetResolveUs() int64 {
-	if x != nil {
-		return x.ResolveUs
-	}
-	return 0
-}
-
-func (x *Timing) GetDispatchUs() int64 {
-	if x != nil {
-		return x.DispatchUs
-	}
-	return 0
-}
-
-func (x *Timing) GetSettleUs() int64 {
-	if x != nil {
-		return x.SettleUs
-	}
-	return 0
-}
-
-func (x *Timing) GetTotalUs() int64 {
-	if x != nil {
-		return x.TotalUs
-	}
-	return 0
-}
-
 // Observation is what the screen looked like after an action.
 type Observation struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
@@ -1719,7 +1773,7 @@ type Observation struct {
 
 func (x *Observation) Reset() {
 	*x = Observation{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[16]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1731,7 +1785,7 @@ func (x *Observation) String() string {
 func (*Observation) ProtoMessage() {}
 
 func (x *Observation) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[16]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1744,7 +1798,7 @@ func (x *Observation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Observation.ProtoReflect.Descriptor instead.
 func (*Observation) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{16}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Observation) GetScreenshot() *Image {
@@ -1781,7 +1835,7 @@ type HeldInput struct {
 
 func (x *HeldInput) Reset() {
 	*x = HeldInput{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[17]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1793,7 +1847,7 @@ func (x *HeldInput) String() string {
 func (*HeldInput) ProtoMessage() {}
 
 func (x *HeldInput) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[17]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1806,7 +1860,7 @@ func (x *HeldInput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeldInput.ProtoReflect.Descriptor instead.
 func (*HeldInput) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{17}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *HeldInput) GetKey() string {
@@ -1854,13 +1908,17 @@ type ActResponse struct {
 	Tab *Tab `protobuf:"bytes,15,opt,name=tab,proto3" json:"tab,omitempty"`
 	// For element_click: whether the element's own action ran (true) or a pointer click at its center (false).
 	UsedElementAction bool `protobuf:"varint,16,opt,name=used_element_action,json=usedElementAction,proto3" json:"used_element_action,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// For watched desktop input with effect DONE: the bounding box, in root-window pixels, of every screen area
+	// damaged (XDamage) from the input until the watch ended. Whatever repainted meanwhile counts, not only what
+	// the action caused. Unset when nothing changed or the screen was not watched.
+	Damage        *Rect `protobuf:"bytes,17,opt,name=damage,proto3" json:"damage,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ActResponse) Reset() {
 	*x = ActResponse{}
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[18]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1872,7 +1930,7 @@ func (x *ActResponse) String() string {
 func (*ActResponse) ProtoMessage() {}
 
 func (x *ActResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_act_proto_msgTypes[18]
+	mi := &file_glovebox_agent_v1_act_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1885,7 +1943,7 @@ func (x *ActResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
 func (*ActResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{18}
+	return file_glovebox_agent_v1_act_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ActResponse) GetEffect() Effect {
@@ -2000,11 +2058,30 @@ func (x *ActResponse) GetUsedElementAction() bool {
 	return false
 }
 
+func (x *ActResponse) GetDamage() *Rect {
+	if x != nil {
+		return x.Damage
+	}
+	return nil
+}
+
 var File_glovebox_agent_v1_act_proto protoreflect.FileDescriptor
 
 const file_glovebox_agent_v1_act_proto_rawDesc = "" +
 	"\n" +
-	"\x1bglovebox/agent/v1/act.proto\x12\x11glovebox.agent.v1\x1a\x1fglovebox/agent/v1/browser.proto\x1a\x1eglovebox/agent/v1/common.proto\x1a'glovebox/agent/v1/element_actions.proto\x1a$glovebox/agent/v1/page_actions.proto\x1a glovebox/agent/v1/snapshot.proto\"\xc8\x15\n" +
+	"\x1bglovebox/agent/v1/act.proto\x12\x11glovebox.agent.v1\x1a\x1fglovebox/agent/v1/browser.proto\x1a\x1eglovebox/agent/v1/common.proto\x1a'glovebox/agent/v1/element_actions.proto\x1a$glovebox/agent/v1/page_actions.proto\x1a glovebox/agent/v1/snapshot.proto\"\x7f\n" +
+	"\x0fActBatchRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x02 \x01(\tR\trequestId\x127\n" +
+	"\aactions\x18\x03 \x03(\v2\x1d.glovebox.agent.v1.ActRequestR\aactions\"\x87\x01\n" +
+	"\x10ActBatchResponse\x128\n" +
+	"\aresults\x18\x01 \x03(\v2\x1e.glovebox.agent.v1.ActResponseR\aresults\x129\n" +
+	"\afailure\x18\x02 \x01(\v2\x1f.glovebox.agent.v1.BatchFailureR\afailure\"v\n" +
+	"\fBatchFailure\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x126\n" +
+	"\x06reason\x18\x02 \x01(\x0e2\x1e.glovebox.agent.v1.ErrorReasonR\x06reason\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\xe3\x15\n" +
 	"\n" +
 	"ActRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1d\n" +
@@ -2012,7 +2089,8 @@ const file_glovebox_agent_v1_act_proto_rawDesc = "" +
 	"request_id\x18\x02 \x01(\tR\trequestId\x121\n" +
 	"\x06target\x18\x03 \x01(\v2\x19.glovebox.agent.v1.TargetR\x06target\x12\x18\n" +
 	"\aconfirm\x18\x04 \x01(\bR\aconfirm\x129\n" +
-	"\aobserve\x18\x05 \x01(\v2\x1f.glovebox.agent.v1.ObserveAfterR\aobserve\x12=\n" +
+	"\aobserve\x18\x05 \x01(\v2\x1f.glovebox.agent.v1.ObserveAfterR\aobserve\x12\x19\n" +
+	"\bwatch_ms\x18\x06 \x01(\x05R\awatchMs\x12=\n" +
 	"\n" +
 	"mouse_move\x18\n" +
 	" \x01(\v2\x1c.glovebox.agent.v1.MouseMoveH\x00R\tmouseMove\x120\n" +
@@ -2112,17 +2190,7 @@ const file_glovebox_agent_v1_act_proto_rawDesc = "" +
 	"screenshot\x12\x19\n" +
 	"\bquiet_ms\x18\x02 \x01(\x05R\aquietMs\x12\x1d\n" +
 	"\n" +
-	"timeout_ms\x18\x03 \x01(\x05R\ttimeoutMs\"\xbc\x01\n" +
-	"\x06Timing\x12\x1f\n" +
-	"\vvalidate_us\x18\x01 \x01(\x03R\n" +
-	"validateUs\x12\x19\n" +
-	"\bqueue_us\x18\x02 \x01(\x03R\aqueueUs\x12\x1d\n" +
-	"\n" +
-	"resolve_us\x18\x03 \x01(\x03R\tresolveUs\x12\x1f\n" +
-	"\vdispatch_us\x18\x04 \x01(\x03R\n" +
-	"dispatchUs\x12\x1b\n" +
-	"\tsettle_us\x18\x05 \x01(\x03R\bsettleUs\x12\x19\n" +
-	"\btotal_us\x18\x06 \x01(\x03R\atotalUs\"\x93\x01\n" +
+	"timeout_ms\x18\x03 \x01(\x05R\ttimeoutMs\"\x93\x01\n" +
 	"\vObservation\x128\n" +
 	"\n" +
 	"screenshot\x18\x01 \x01(\v2\x18.glovebox.agent.v1.ImageR\n" +
@@ -2131,7 +2199,7 @@ const file_glovebox_agent_v1_act_proto_rawDesc = "" +
 	"\asettled\x18\x03 \x01(\bR\asettled\"U\n" +
 	"\tHeldInput\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x126\n" +
-	"\x06button\x18\x02 \x01(\x0e2\x1e.glovebox.agent.v1.MouseButtonR\x06button\"\xe1\x06\n" +
+	"\x06button\x18\x02 \x01(\x0e2\x1e.glovebox.agent.v1.MouseButtonR\x06button\"\x92\a\n" +
 	"\vActResponse\x121\n" +
 	"\x06effect\x18\x01 \x01(\x0e2\x19.glovebox.agent.v1.EffectR\x06effect\x127\n" +
 	"\x06target\x18\x02 \x01(\v2\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x121\n" +
@@ -2150,15 +2218,12 @@ const file_glovebox_agent_v1_act_proto_rawDesc = "" +
 	"\n" +
 	"paste_path\x18\x0e \x01(\x0e2\x1c.glovebox.agent.v1.PastePathR\tpastePath\x12(\n" +
 	"\x03tab\x18\x0f \x01(\v2\x16.glovebox.agent.v1.TabR\x03tab\x12.\n" +
-	"\x13used_element_action\x18\x10 \x01(\bR\x11usedElementAction*_\n" +
-	"\x06Effect\x12\x16\n" +
-	"\x12EFFECT_UNSPECIFIED\x10\x00\x12\x0f\n" +
-	"\vEFFECT_DONE\x10\x01\x12\x13\n" +
-	"\x0fEFFECT_VERIFIED\x10\x02\x12\x17\n" +
-	"\x13EFFECT_UNVERIFIABLE\x10\x032R\n" +
+	"\x13used_element_action\x18\x10 \x01(\bR\x11usedElementAction\x12/\n" +
+	"\x06damage\x18\x11 \x01(\v2\x17.glovebox.agent.v1.RectR\x06damage2\xa7\x01\n" +
 	"\n" +
 	"ActService\x12D\n" +
-	"\x03Act\x12\x1d.glovebox.agent.v1.ActRequest\x1a\x1e.glovebox.agent.v1.ActResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3"
+	"\x03Act\x12\x1d.glovebox.agent.v1.ActRequest\x1a\x1e.glovebox.agent.v1.ActResponse\x12S\n" +
+	"\bActBatch\x12\".glovebox.agent.v1.ActBatchRequest\x1a#.glovebox.agent.v1.ActBatchResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3"
 
 var (
 	file_glovebox_agent_v1_act_proto_rawDescOnce sync.Once
@@ -2172,145 +2237,156 @@ func file_glovebox_agent_v1_act_proto_rawDescGZIP() []byte {
 	return file_glovebox_agent_v1_act_proto_rawDescData
 }
 
-var file_glovebox_agent_v1_act_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_glovebox_agent_v1_act_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_glovebox_agent_v1_act_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_glovebox_agent_v1_act_proto_goTypes = []any{
-	(Effect)(0),                   // 0: glovebox.agent.v1.Effect
-	(*ActRequest)(nil),            // 1: glovebox.agent.v1.ActRequest
-	(*MouseMove)(nil),             // 2: glovebox.agent.v1.MouseMove
-	(*Click)(nil),                 // 3: glovebox.agent.v1.Click
-	(*MouseDown)(nil),             // 4: glovebox.agent.v1.MouseDown
-	(*MouseUp)(nil),               // 5: glovebox.agent.v1.MouseUp
-	(*Drag)(nil),                  // 6: glovebox.agent.v1.Drag
-	(*Scroll)(nil),                // 7: glovebox.agent.v1.Scroll
-	(*Key)(nil),                   // 8: glovebox.agent.v1.Key
-	(*KeyDown)(nil),               // 9: glovebox.agent.v1.KeyDown
-	(*KeyUp)(nil),                 // 10: glovebox.agent.v1.KeyUp
-	(*HoldKey)(nil),               // 11: glovebox.agent.v1.HoldKey
-	(*TypeText)(nil),              // 12: glovebox.agent.v1.TypeText
-	(*Wait)(nil),                  // 13: glovebox.agent.v1.Wait
-	(*ReleaseAll)(nil),            // 14: glovebox.agent.v1.ReleaseAll
-	(*ObserveAfter)(nil),          // 15: glovebox.agent.v1.ObserveAfter
-	(*Timing)(nil),                // 16: glovebox.agent.v1.Timing
-	(*Observation)(nil),           // 17: glovebox.agent.v1.Observation
-	(*HeldInput)(nil),             // 18: glovebox.agent.v1.HeldInput
-	(*ActResponse)(nil),           // 19: glovebox.agent.v1.ActResponse
-	(*Target)(nil),                // 20: glovebox.agent.v1.Target
-	(*ElementClick)(nil),          // 21: glovebox.agent.v1.ElementClick
-	(*ElementFocus)(nil),          // 22: glovebox.agent.v1.ElementFocus
-	(*ElementSetValue)(nil),       // 23: glovebox.agent.v1.ElementSetValue
-	(*ElementSelectText)(nil),     // 24: glovebox.agent.v1.ElementSelectText
-	(*ElementDoAction)(nil),       // 25: glovebox.agent.v1.ElementDoAction
-	(*ElementScrollIntoView)(nil), // 26: glovebox.agent.v1.ElementScrollIntoView
-	(*NewTab)(nil),                // 27: glovebox.agent.v1.NewTab
-	(*CloseTab)(nil),              // 28: glovebox.agent.v1.CloseTab
-	(*ActivateTab)(nil),           // 29: glovebox.agent.v1.ActivateTab
-	(*Navigate)(nil),              // 30: glovebox.agent.v1.Navigate
-	(*Reload)(nil),                // 31: glovebox.agent.v1.Reload
-	(*StopLoading)(nil),           // 32: glovebox.agent.v1.StopLoading
-	(*History)(nil),               // 33: glovebox.agent.v1.History
-	(*PageClick)(nil),             // 34: glovebox.agent.v1.PageClick
-	(*Fill)(nil),                  // 35: glovebox.agent.v1.Fill
-	(*PageType)(nil),              // 36: glovebox.agent.v1.PageType
-	(*Press)(nil),                 // 37: glovebox.agent.v1.Press
-	(*PageKeyDown)(nil),           // 38: glovebox.agent.v1.PageKeyDown
-	(*PageKeyUp)(nil),             // 39: glovebox.agent.v1.PageKeyUp
-	(*SetValue)(nil),              // 40: glovebox.agent.v1.SetValue
-	(*PageSelectText)(nil),        // 41: glovebox.agent.v1.PageSelectText
-	(*Paste)(nil),                 // 42: glovebox.agent.v1.Paste
-	(*PageScroll)(nil),            // 43: glovebox.agent.v1.PageScroll
-	(*Hover)(nil),                 // 44: glovebox.agent.v1.Hover
-	(*PageDrag)(nil),              // 45: glovebox.agent.v1.PageDrag
-	(*SetViewport)(nil),           // 46: glovebox.agent.v1.SetViewport
-	(*WaitFor)(nil),               // 47: glovebox.agent.v1.WaitFor
-	(*SecondaryAction)(nil),       // 48: glovebox.agent.v1.SecondaryAction
-	(*Point)(nil),                 // 49: glovebox.agent.v1.Point
-	(MouseButton)(0),              // 50: glovebox.agent.v1.MouseButton
-	(*ScreenshotOptions)(nil),     // 51: glovebox.agent.v1.ScreenshotOptions
-	(*Image)(nil),                 // 52: glovebox.agent.v1.Image
-	(*FrozenTarget)(nil),          // 53: glovebox.agent.v1.FrozenTarget
-	(*TextRange)(nil),             // 54: glovebox.agent.v1.TextRange
-	(*ScrollPosition)(nil),        // 55: glovebox.agent.v1.ScrollPosition
-	(PastePath)(0),                // 56: glovebox.agent.v1.PastePath
-	(*Tab)(nil),                   // 57: glovebox.agent.v1.Tab
+	(*ActBatchRequest)(nil),       // 0: glovebox.agent.v1.ActBatchRequest
+	(*ActBatchResponse)(nil),      // 1: glovebox.agent.v1.ActBatchResponse
+	(*BatchFailure)(nil),          // 2: glovebox.agent.v1.BatchFailure
+	(*ActRequest)(nil),            // 3: glovebox.agent.v1.ActRequest
+	(*MouseMove)(nil),             // 4: glovebox.agent.v1.MouseMove
+	(*Click)(nil),                 // 5: glovebox.agent.v1.Click
+	(*MouseDown)(nil),             // 6: glovebox.agent.v1.MouseDown
+	(*MouseUp)(nil),               // 7: glovebox.agent.v1.MouseUp
+	(*Drag)(nil),                  // 8: glovebox.agent.v1.Drag
+	(*Scroll)(nil),                // 9: glovebox.agent.v1.Scroll
+	(*Key)(nil),                   // 10: glovebox.agent.v1.Key
+	(*KeyDown)(nil),               // 11: glovebox.agent.v1.KeyDown
+	(*KeyUp)(nil),                 // 12: glovebox.agent.v1.KeyUp
+	(*HoldKey)(nil),               // 13: glovebox.agent.v1.HoldKey
+	(*TypeText)(nil),              // 14: glovebox.agent.v1.TypeText
+	(*Wait)(nil),                  // 15: glovebox.agent.v1.Wait
+	(*ReleaseAll)(nil),            // 16: glovebox.agent.v1.ReleaseAll
+	(*ObserveAfter)(nil),          // 17: glovebox.agent.v1.ObserveAfter
+	(*Observation)(nil),           // 18: glovebox.agent.v1.Observation
+	(*HeldInput)(nil),             // 19: glovebox.agent.v1.HeldInput
+	(*ActResponse)(nil),           // 20: glovebox.agent.v1.ActResponse
+	(ErrorReason)(0),              // 21: glovebox.agent.v1.ErrorReason
+	(*Target)(nil),                // 22: glovebox.agent.v1.Target
+	(*ElementClick)(nil),          // 23: glovebox.agent.v1.ElementClick
+	(*ElementFocus)(nil),          // 24: glovebox.agent.v1.ElementFocus
+	(*ElementSetValue)(nil),       // 25: glovebox.agent.v1.ElementSetValue
+	(*ElementSelectText)(nil),     // 26: glovebox.agent.v1.ElementSelectText
+	(*ElementDoAction)(nil),       // 27: glovebox.agent.v1.ElementDoAction
+	(*ElementScrollIntoView)(nil), // 28: glovebox.agent.v1.ElementScrollIntoView
+	(*NewTab)(nil),                // 29: glovebox.agent.v1.NewTab
+	(*CloseTab)(nil),              // 30: glovebox.agent.v1.CloseTab
+	(*ActivateTab)(nil),           // 31: glovebox.agent.v1.ActivateTab
+	(*Navigate)(nil),              // 32: glovebox.agent.v1.Navigate
+	(*Reload)(nil),                // 33: glovebox.agent.v1.Reload
+	(*StopLoading)(nil),           // 34: glovebox.agent.v1.StopLoading
+	(*History)(nil),               // 35: glovebox.agent.v1.History
+	(*PageClick)(nil),             // 36: glovebox.agent.v1.PageClick
+	(*Fill)(nil),                  // 37: glovebox.agent.v1.Fill
+	(*PageType)(nil),              // 38: glovebox.agent.v1.PageType
+	(*Press)(nil),                 // 39: glovebox.agent.v1.Press
+	(*PageKeyDown)(nil),           // 40: glovebox.agent.v1.PageKeyDown
+	(*PageKeyUp)(nil),             // 41: glovebox.agent.v1.PageKeyUp
+	(*SetValue)(nil),              // 42: glovebox.agent.v1.SetValue
+	(*PageSelectText)(nil),        // 43: glovebox.agent.v1.PageSelectText
+	(*Paste)(nil),                 // 44: glovebox.agent.v1.Paste
+	(*PageScroll)(nil),            // 45: glovebox.agent.v1.PageScroll
+	(*Hover)(nil),                 // 46: glovebox.agent.v1.Hover
+	(*PageDrag)(nil),              // 47: glovebox.agent.v1.PageDrag
+	(*SetViewport)(nil),           // 48: glovebox.agent.v1.SetViewport
+	(*WaitFor)(nil),               // 49: glovebox.agent.v1.WaitFor
+	(*SecondaryAction)(nil),       // 50: glovebox.agent.v1.SecondaryAction
+	(*Point)(nil),                 // 51: glovebox.agent.v1.Point
+	(MouseButton)(0),              // 52: glovebox.agent.v1.MouseButton
+	(*ScreenshotOptions)(nil),     // 53: glovebox.agent.v1.ScreenshotOptions
+	(*Image)(nil),                 // 54: glovebox.agent.v1.Image
+	(Effect)(0),                   // 55: glovebox.agent.v1.Effect
+	(*FrozenTarget)(nil),          // 56: glovebox.agent.v1.FrozenTarget
+	(*Timing)(nil),                // 57: glovebox.agent.v1.Timing
+	(*TextRange)(nil),             // 58: glovebox.agent.v1.TextRange
+	(*ScrollPosition)(nil),        // 59: glovebox.agent.v1.ScrollPosition
+	(PastePath)(0),                // 60: glovebox.agent.v1.PastePath
+	(*Tab)(nil),                   // 61: glovebox.agent.v1.Tab
+	(*Rect)(nil),                  // 62: glovebox.agent.v1.Rect
 }
 var file_glovebox_agent_v1_act_proto_depIdxs = []int32{
-	20, // 0: glovebox.agent.v1.ActRequest.target:type_name -> glovebox.agent.v1.Target
-	15, // 1: glovebox.agent.v1.ActRequest.observe:type_name -> glovebox.agent.v1.ObserveAfter
-	2,  // 2: glovebox.agent.v1.ActRequest.mouse_move:type_name -> glovebox.agent.v1.MouseMove
-	3,  // 3: glovebox.agent.v1.ActRequest.click:type_name -> glovebox.agent.v1.Click
-	4,  // 4: glovebox.agent.v1.ActRequest.mouse_down:type_name -> glovebox.agent.v1.MouseDown
-	5,  // 5: glovebox.agent.v1.ActRequest.mouse_up:type_name -> glovebox.agent.v1.MouseUp
-	6,  // 6: glovebox.agent.v1.ActRequest.drag:type_name -> glovebox.agent.v1.Drag
-	7,  // 7: glovebox.agent.v1.ActRequest.scroll:type_name -> glovebox.agent.v1.Scroll
-	8,  // 8: glovebox.agent.v1.ActRequest.key:type_name -> glovebox.agent.v1.Key
-	9,  // 9: glovebox.agent.v1.ActRequest.key_down:type_name -> glovebox.agent.v1.KeyDown
-	10, // 10: glovebox.agent.v1.ActRequest.key_up:type_name -> glovebox.agent.v1.KeyUp
-	11, // 11: glovebox.agent.v1.ActRequest.hold_key:type_name -> glovebox.agent.v1.HoldKey
-	12, // 12: glovebox.agent.v1.ActRequest.type:type_name -> glovebox.agent.v1.TypeText
-	13, // 13: glovebox.agent.v1.ActRequest.wait:type_name -> glovebox.agent.v1.Wait
-	14, // 14: glovebox.agent.v1.ActRequest.release_all:type_name -> glovebox.agent.v1.ReleaseAll
-	21, // 15: glovebox.agent.v1.ActRequest.element_click:type_name -> glovebox.agent.v1.ElementClick
-	22, // 16: glovebox.agent.v1.ActRequest.element_focus:type_name -> glovebox.agent.v1.ElementFocus
-	23, // 17: glovebox.agent.v1.ActRequest.element_set_value:type_name -> glovebox.agent.v1.ElementSetValue
-	24, // 18: glovebox.agent.v1.ActRequest.element_select_text:type_name -> glovebox.agent.v1.ElementSelectText
-	25, // 19: glovebox.agent.v1.ActRequest.element_do_action:type_name -> glovebox.agent.v1.ElementDoAction
-	26, // 20: glovebox.agent.v1.ActRequest.element_scroll_into_view:type_name -> glovebox.agent.v1.ElementScrollIntoView
-	27, // 21: glovebox.agent.v1.ActRequest.new_tab:type_name -> glovebox.agent.v1.NewTab
-	28, // 22: glovebox.agent.v1.ActRequest.close_tab:type_name -> glovebox.agent.v1.CloseTab
-	29, // 23: glovebox.agent.v1.ActRequest.activate_tab:type_name -> glovebox.agent.v1.ActivateTab
-	30, // 24: glovebox.agent.v1.ActRequest.navigate:type_name -> glovebox.agent.v1.Navigate
-	31, // 25: glovebox.agent.v1.ActRequest.reload:type_name -> glovebox.agent.v1.Reload
-	32, // 26: glovebox.agent.v1.ActRequest.stop_loading:type_name -> glovebox.agent.v1.StopLoading
-	33, // 27: glovebox.agent.v1.ActRequest.history:type_name -> glovebox.agent.v1.History
-	34, // 28: glovebox.agent.v1.ActRequest.page_click:type_name -> glovebox.agent.v1.PageClick
-	35, // 29: glovebox.agent.v1.ActRequest.fill:type_name -> glovebox.agent.v1.Fill
-	36, // 30: glovebox.agent.v1.ActRequest.page_type:type_name -> glovebox.agent.v1.PageType
-	37, // 31: glovebox.agent.v1.ActRequest.press:type_name -> glovebox.agent.v1.Press
-	38, // 32: glovebox.agent.v1.ActRequest.page_key_down:type_name -> glovebox.agent.v1.PageKeyDown
-	39, // 33: glovebox.agent.v1.ActRequest.page_key_up:type_name -> glovebox.agent.v1.PageKeyUp
-	40, // 34: glovebox.agent.v1.ActRequest.set_value:type_name -> glovebox.agent.v1.SetValue
-	41, // 35: glovebox.agent.v1.ActRequest.page_select_text:type_name -> glovebox.agent.v1.PageSelectText
-	42, // 36: glovebox.agent.v1.ActRequest.paste:type_name -> glovebox.agent.v1.Paste
-	43, // 37: glovebox.agent.v1.ActRequest.page_scroll:type_name -> glovebox.agent.v1.PageScroll
-	44, // 38: glovebox.agent.v1.ActRequest.hover:type_name -> glovebox.agent.v1.Hover
-	45, // 39: glovebox.agent.v1.ActRequest.page_drag:type_name -> glovebox.agent.v1.PageDrag
-	46, // 40: glovebox.agent.v1.ActRequest.set_viewport:type_name -> glovebox.agent.v1.SetViewport
-	47, // 41: glovebox.agent.v1.ActRequest.wait_for:type_name -> glovebox.agent.v1.WaitFor
-	48, // 42: glovebox.agent.v1.ActRequest.secondary_action:type_name -> glovebox.agent.v1.SecondaryAction
-	49, // 43: glovebox.agent.v1.MouseMove.to:type_name -> glovebox.agent.v1.Point
-	49, // 44: glovebox.agent.v1.Click.at:type_name -> glovebox.agent.v1.Point
-	50, // 45: glovebox.agent.v1.Click.button:type_name -> glovebox.agent.v1.MouseButton
-	49, // 46: glovebox.agent.v1.MouseDown.at:type_name -> glovebox.agent.v1.Point
-	50, // 47: glovebox.agent.v1.MouseDown.button:type_name -> glovebox.agent.v1.MouseButton
-	49, // 48: glovebox.agent.v1.MouseUp.at:type_name -> glovebox.agent.v1.Point
-	50, // 49: glovebox.agent.v1.MouseUp.button:type_name -> glovebox.agent.v1.MouseButton
-	49, // 50: glovebox.agent.v1.Drag.path:type_name -> glovebox.agent.v1.Point
-	50, // 51: glovebox.agent.v1.Drag.button:type_name -> glovebox.agent.v1.MouseButton
-	49, // 52: glovebox.agent.v1.Scroll.at:type_name -> glovebox.agent.v1.Point
-	51, // 53: glovebox.agent.v1.ObserveAfter.screenshot:type_name -> glovebox.agent.v1.ScreenshotOptions
-	52, // 54: glovebox.agent.v1.Observation.screenshot:type_name -> glovebox.agent.v1.Image
-	49, // 55: glovebox.agent.v1.Observation.cursor:type_name -> glovebox.agent.v1.Point
-	50, // 56: glovebox.agent.v1.HeldInput.button:type_name -> glovebox.agent.v1.MouseButton
-	0,  // 57: glovebox.agent.v1.ActResponse.effect:type_name -> glovebox.agent.v1.Effect
-	53, // 58: glovebox.agent.v1.ActResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
-	16, // 59: glovebox.agent.v1.ActResponse.timing:type_name -> glovebox.agent.v1.Timing
-	17, // 60: glovebox.agent.v1.ActResponse.observation:type_name -> glovebox.agent.v1.Observation
-	18, // 61: glovebox.agent.v1.ActResponse.held:type_name -> glovebox.agent.v1.HeldInput
-	18, // 62: glovebox.agent.v1.ActResponse.released:type_name -> glovebox.agent.v1.HeldInput
-	49, // 63: glovebox.agent.v1.ActResponse.pointer:type_name -> glovebox.agent.v1.Point
-	54, // 64: glovebox.agent.v1.ActResponse.selection:type_name -> glovebox.agent.v1.TextRange
-	55, // 65: glovebox.agent.v1.ActResponse.scroll_before:type_name -> glovebox.agent.v1.ScrollPosition
-	55, // 66: glovebox.agent.v1.ActResponse.scroll_after:type_name -> glovebox.agent.v1.ScrollPosition
-	56, // 67: glovebox.agent.v1.ActResponse.paste_path:type_name -> glovebox.agent.v1.PastePath
-	57, // 68: glovebox.agent.v1.ActResponse.tab:type_name -> glovebox.agent.v1.Tab
-	1,  // 69: glovebox.agent.v1.ActService.Act:input_type -> glovebox.agent.v1.ActRequest
-	19, // 70: glovebox.agent.v1.ActService.Act:output_type -> glovebox.agent.v1.ActResponse
-	70, // [70:71] is the sub-list for method output_type
-	69, // [69:70] is the sub-list for method input_type
-	69, // [69:69] is the sub-list for extension type_name
-	69, // [69:69] is the sub-list for extension extendee
-	0,  // [0:69] is the sub-list for field type_name
+	3,  // 0: glovebox.agent.v1.ActBatchRequest.actions:type_name -> glovebox.agent.v1.ActRequest
+	20, // 1: glovebox.agent.v1.ActBatchResponse.results:type_name -> glovebox.agent.v1.ActResponse
+	2,  // 2: glovebox.agent.v1.ActBatchResponse.failure:type_name -> glovebox.agent.v1.BatchFailure
+	21, // 3: glovebox.agent.v1.BatchFailure.reason:type_name -> glovebox.agent.v1.ErrorReason
+	22, // 4: glovebox.agent.v1.ActRequest.target:type_name -> glovebox.agent.v1.Target
+	17, // 5: glovebox.agent.v1.ActRequest.observe:type_name -> glovebox.agent.v1.ObserveAfter
+	4,  // 6: glovebox.agent.v1.ActRequest.mouse_move:type_name -> glovebox.agent.v1.MouseMove
+	5,  // 7: glovebox.agent.v1.ActRequest.click:type_name -> glovebox.agent.v1.Click
+	6,  // 8: glovebox.agent.v1.ActRequest.mouse_down:type_name -> glovebox.agent.v1.MouseDown
+	7,  // 9: glovebox.agent.v1.ActRequest.mouse_up:type_name -> glovebox.agent.v1.MouseUp
+	8,  // 10: glovebox.agent.v1.ActRequest.drag:type_name -> glovebox.agent.v1.Drag
+	9,  // 11: glovebox.agent.v1.ActRequest.scroll:type_name -> glovebox.agent.v1.Scroll
+	10, // 12: glovebox.agent.v1.ActRequest.key:type_name -> glovebox.agent.v1.Key
+	11, // 13: glovebox.agent.v1.ActRequest.key_down:type_name -> glovebox.agent.v1.KeyDown
+	12, // 14: glovebox.agent.v1.ActRequest.key_up:type_name -> glovebox.agent.v1.KeyUp
+	13, // 15: glovebox.agent.v1.ActRequest.hold_key:type_name -> glovebox.agent.v1.HoldKey
+	14, // 16: glovebox.agent.v1.ActRequest.type:type_name -> glovebox.agent.v1.TypeText
+	15, // 17: glovebox.agent.v1.ActRequest.wait:type_name -> glovebox.agent.v1.Wait
+	16, // 18: glovebox.agent.v1.ActRequest.release_all:type_name -> glovebox.agent.v1.ReleaseAll
+	23, // 19: glovebox.agent.v1.ActRequest.element_click:type_name -> glovebox.agent.v1.ElementClick
+	24, // 20: glovebox.agent.v1.ActRequest.element_focus:type_name -> glovebox.agent.v1.ElementFocus
+	25, // 21: glovebox.agent.v1.ActRequest.element_set_value:type_name -> glovebox.agent.v1.ElementSetValue
+	26, // 22: glovebox.agent.v1.ActRequest.element_select_text:type_name -> glovebox.agent.v1.ElementSelectText
+	27, // 23: glovebox.agent.v1.ActRequest.element_do_action:type_name -> glovebox.agent.v1.ElementDoAction
+	28, // 24: glovebox.agent.v1.ActRequest.element_scroll_into_view:type_name -> glovebox.agent.v1.ElementScrollIntoView
+	29, // 25: glovebox.agent.v1.ActRequest.new_tab:type_name -> glovebox.agent.v1.NewTab
+	30, // 26: glovebox.agent.v1.ActRequest.close_tab:type_name -> glovebox.agent.v1.CloseTab
+	31, // 27: glovebox.agent.v1.ActRequest.activate_tab:type_name -> glovebox.agent.v1.ActivateTab
+	32, // 28: glovebox.agent.v1.ActRequest.navigate:type_name -> glovebox.agent.v1.Navigate
+	33, // 29: glovebox.agent.v1.ActRequest.reload:type_name -> glovebox.agent.v1.Reload
+	34, // 30: glovebox.agent.v1.ActRequest.stop_loading:type_name -> glovebox.agent.v1.StopLoading
+	35, // 31: glovebox.agent.v1.ActRequest.history:type_name -> glovebox.agent.v1.History
+	36, // 32: glovebox.agent.v1.ActRequest.page_click:type_name -> glovebox.agent.v1.PageClick
+	37, // 33: glovebox.agent.v1.ActRequest.fill:type_name -> glovebox.agent.v1.Fill
+	38, // 34: glovebox.agent.v1.ActRequest.page_type:type_name -> glovebox.agent.v1.PageType
+	39, // 35: glovebox.agent.v1.ActRequest.press:type_name -> glovebox.agent.v1.Press
+	40, // 36: glovebox.agent.v1.ActRequest.page_key_down:type_name -> glovebox.agent.v1.PageKeyDown
+	41, // 37: glovebox.agent.v1.ActRequest.page_key_up:type_name -> glovebox.agent.v1.PageKeyUp
+	42, // 38: glovebox.agent.v1.ActRequest.set_value:type_name -> glovebox.agent.v1.SetValue
+	43, // 39: glovebox.agent.v1.ActRequest.page_select_text:type_name -> glovebox.agent.v1.PageSelectText
+	44, // 40: glovebox.agent.v1.ActRequest.paste:type_name -> glovebox.agent.v1.Paste
+	45, // 41: glovebox.agent.v1.ActRequest.page_scroll:type_name -> glovebox.agent.v1.PageScroll
+	46, // 42: glovebox.agent.v1.ActRequest.hover:type_name -> glovebox.agent.v1.Hover
+	47, // 43: glovebox.agent.v1.ActRequest.page_drag:type_name -> glovebox.agent.v1.PageDrag
+	48, // 44: glovebox.agent.v1.ActRequest.set_viewport:type_name -> glovebox.agent.v1.SetViewport
+	49, // 45: glovebox.agent.v1.ActRequest.wait_for:type_name -> glovebox.agent.v1.WaitFor
+	50, // 46: glovebox.agent.v1.ActRequest.secondary_action:type_name -> glovebox.agent.v1.SecondaryAction
+	51, // 47: glovebox.agent.v1.MouseMove.to:type_name -> glovebox.agent.v1.Point
+	51, // 48: glovebox.agent.v1.Click.at:type_name -> glovebox.agent.v1.Point
+	52, // 49: glovebox.agent.v1.Click.button:type_name -> glovebox.agent.v1.MouseButton
+	51, // 50: glovebox.agent.v1.MouseDown.at:type_name -> glovebox.agent.v1.Point
+	52, // 51: glovebox.agent.v1.MouseDown.button:type_name -> glovebox.agent.v1.MouseButton
+	51, // 52: glovebox.agent.v1.MouseUp.at:type_name -> glovebox.agent.v1.Point
+	52, // 53: glovebox.agent.v1.MouseUp.button:type_name -> glovebox.agent.v1.MouseButton
+	51, // 54: glovebox.agent.v1.Drag.path:type_name -> glovebox.agent.v1.Point
+	52, // 55: glovebox.agent.v1.Drag.button:type_name -> glovebox.agent.v1.MouseButton
+	51, // 56: glovebox.agent.v1.Scroll.at:type_name -> glovebox.agent.v1.Point
+	53, // 57: glovebox.agent.v1.ObserveAfter.screenshot:type_name -> glovebox.agent.v1.ScreenshotOptions
+	54, // 58: glovebox.agent.v1.Observation.screenshot:type_name -> glovebox.agent.v1.Image
+	51, // 59: glovebox.agent.v1.Observation.cursor:type_name -> glovebox.agent.v1.Point
+	52, // 60: glovebox.agent.v1.HeldInput.button:type_name -> glovebox.agent.v1.MouseButton
+	55, // 61: glovebox.agent.v1.ActResponse.effect:type_name -> glovebox.agent.v1.Effect
+	56, // 62: glovebox.agent.v1.ActResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	57, // 63: glovebox.agent.v1.ActResponse.timing:type_name -> glovebox.agent.v1.Timing
+	18, // 64: glovebox.agent.v1.ActResponse.observation:type_name -> glovebox.agent.v1.Observation
+	19, // 65: glovebox.agent.v1.ActResponse.held:type_name -> glovebox.agent.v1.HeldInput
+	19, // 66: glovebox.agent.v1.ActResponse.released:type_name -> glovebox.agent.v1.HeldInput
+	51, // 67: glovebox.agent.v1.ActResponse.pointer:type_name -> glovebox.agent.v1.Point
+	58, // 68: glovebox.agent.v1.ActResponse.selection:type_name -> glovebox.agent.v1.TextRange
+	59, // 69: glovebox.agent.v1.ActResponse.scroll_before:type_name -> glovebox.agent.v1.ScrollPosition
+	59, // 70: glovebox.agent.v1.ActResponse.scroll_after:type_name -> glovebox.agent.v1.ScrollPosition
+	60, // 71: glovebox.agent.v1.ActResponse.paste_path:type_name -> glovebox.agent.v1.PastePath
+	61, // 72: glovebox.agent.v1.ActResponse.tab:type_name -> glovebox.agent.v1.Tab
+	62, // 73: glovebox.agent.v1.ActResponse.damage:type_name -> glovebox.agent.v1.Rect
+	3,  // 74: glovebox.agent.v1.ActService.Act:input_type -> glovebox.agent.v1.ActRequest
+	0,  // 75: glovebox.agent.v1.ActService.ActBatch:input_type -> glovebox.agent.v1.ActBatchRequest
+	20, // 76: glovebox.agent.v1.ActService.Act:output_type -> glovebox.agent.v1.ActResponse
+	1,  // 77: glovebox.agent.v1.ActService.ActBatch:output_type -> glovebox.agent.v1.ActBatchResponse
+	76, // [76:78] is the sub-list for method output_type
+	74, // [74:76] is the sub-list for method input_type
+	74, // [74:74] is the sub-list for extension type_name
+	74, // [74:74] is the sub-list for extension extendee
+	0,  // [0:74] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_act_proto_init() }
@@ -2323,7 +2399,7 @@ func file_glovebox_agent_v1_act_proto_init() {
 	file_glovebox_agent_v1_element_actions_proto_init()
 	file_glovebox_agent_v1_page_actions_proto_init()
 	file_glovebox_agent_v1_snapshot_proto_init()
-	file_glovebox_agent_v1_act_proto_msgTypes[0].OneofWrappers = []any{
+	file_glovebox_agent_v1_act_proto_msgTypes[3].OneofWrappers = []any{
 		(*ActRequest_MouseMove)(nil),
 		(*ActRequest_Click)(nil),
 		(*ActRequest_MouseDown)(nil),
@@ -2371,14 +2447,13 @@ func file_glovebox_agent_v1_act_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_agent_v1_act_proto_rawDesc), len(file_glovebox_agent_v1_act_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   19,
+			NumEnums:      0,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_glovebox_agent_v1_act_proto_goTypes,
 		DependencyIndexes: file_glovebox_agent_v1_act_proto_depIdxs,
-		EnumInfos:         file_glovebox_agent_v1_act_proto_enumTypes,
 		MessageInfos:      file_glovebox_agent_v1_act_proto_msgTypes,
 	}.Build()
 	File_glovebox_agent_v1_act_proto = out.File

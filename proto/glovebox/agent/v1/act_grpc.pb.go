@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ActService_Act_FullMethodName = "/glovebox.agent.v1.ActService/Act"
+	ActService_Act_FullMethodName      = "/glovebox.agent.v1.ActService/Act"
+	ActService_ActBatch_FullMethodName = "/glovebox.agent.v1.ActService/ActBatch"
 )
 
 // ActServiceClient is the client API for ActService service.
@@ -28,7 +29,8 @@ const (
 //
 // ActService changes the desktop: mouse and keyboard. Every request is validated completely before anything
 // happens; a bad request gets INVALID_ARGUMENT with a google.rpc.BadRequest naming each bad field and does
-// nothing. Actions on one agent are serialized (there is one input device).
+// nothing. Actions on one agent are serialized (there is one input device), except wait and wait_for: they are
+// observations and never hold the queue, so a long wait never delays another request's input.
 type ActServiceClient interface {
 	// Act performs one action and says what it did. Keys and buttons held by an action belong to the request's
 	// owner and are released by release_all for that owner, when any action fails part way, and when the agent
@@ -36,6 +38,15 @@ type ActServiceClient interface {
 	// GENERATION_CHANGED, CAPABILITY_UNAVAILABLE (no input backend), INTERRUPTED (cancelled part way; held input
 	// was released), DUPLICATE_REQUEST (same request_id in flight).
 	Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error)
+	// ActBatch performs 1..64 actions in order in one request, stopping at the first that fails. The whole batch
+	// is validated (statically and against the screen) before any action runs: one bad action refuses the batch
+	// with INVALID_ARGUMENT naming `actions[i]....` and nothing is done. The batch holds the mutation queue from
+	// its first action to its last (a wait inside a batch holds it too; the pauses of a whole batch, waits,
+	// hold_key and typing and drag delays included, are bounded to 60 s). A failure at run time is not an RPC
+	// error: the response has the results of the actions done and `failure` names the action that failed and why;
+	// the actions after it are not attempted. Errors: as Act, for the batch as a whole (INVALID_ARGUMENT,
+	// CAPABILITY_UNAVAILABLE, GENERATION_CHANGED, DUPLICATE_REQUEST).
+	ActBatch(ctx context.Context, in *ActBatchRequest, opts ...grpc.CallOption) (*ActBatchResponse, error)
 }
 
 type actServiceClient struct {
@@ -56,13 +67,24 @@ func (c *actServiceClient) Act(ctx context.Context, in *ActRequest, opts ...grpc
 	return out, nil
 }
 
+func (c *actServiceClient) ActBatch(ctx context.Context, in *ActBatchRequest, opts ...grpc.CallOption) (*ActBatchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ActBatchResponse)
+	err := c.cc.Invoke(ctx, ActService_ActBatch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ActServiceServer is the server API for ActService service.
 // All implementations must embed UnimplementedActServiceServer
 // for forward compatibility.
 //
 // ActService changes the desktop: mouse and keyboard. Every request is validated completely before anything
 // happens; a bad request gets INVALID_ARGUMENT with a google.rpc.BadRequest naming each bad field and does
-// nothing. Actions on one agent are serialized (there is one input device).
+// nothing. Actions on one agent are serialized (there is one input device), except wait and wait_for: they are
+// observations and never hold the queue, so a long wait never delays another request's input.
 type ActServiceServer interface {
 	// Act performs one action and says what it did. Keys and buttons held by an action belong to the request's
 	// owner and are released by release_all for that owner, when any action fails part way, and when the agent
@@ -70,6 +92,15 @@ type ActServiceServer interface {
 	// GENERATION_CHANGED, CAPABILITY_UNAVAILABLE (no input backend), INTERRUPTED (cancelled part way; held input
 	// was released), DUPLICATE_REQUEST (same request_id in flight).
 	Act(context.Context, *ActRequest) (*ActResponse, error)
+	// ActBatch performs 1..64 actions in order in one request, stopping at the first that fails. The whole batch
+	// is validated (statically and against the screen) before any action runs: one bad action refuses the batch
+	// with INVALID_ARGUMENT naming `actions[i]....` and nothing is done. The batch holds the mutation queue from
+	// its first action to its last (a wait inside a batch holds it too; the pauses of a whole batch, waits,
+	// hold_key and typing and drag delays included, are bounded to 60 s). A failure at run time is not an RPC
+	// error: the response has the results of the actions done and `failure` names the action that failed and why;
+	// the actions after it are not attempted. Errors: as Act, for the batch as a whole (INVALID_ARGUMENT,
+	// CAPABILITY_UNAVAILABLE, GENERATION_CHANGED, DUPLICATE_REQUEST).
+	ActBatch(context.Context, *ActBatchRequest) (*ActBatchResponse, error)
 	mustEmbedUnimplementedActServiceServer()
 }
 
@@ -82,6 +113,9 @@ type UnimplementedActServiceServer struct{}
 
 func (UnimplementedActServiceServer) Act(context.Context, *ActRequest) (*ActResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Act not implemented")
+}
+func (UnimplementedActServiceServer) ActBatch(context.Context, *ActBatchRequest) (*ActBatchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ActBatch not implemented")
 }
 func (UnimplementedActServiceServer) mustEmbedUnimplementedActServiceServer() {}
 func (UnimplementedActServiceServer) testEmbeddedByValue()                    {}
@@ -122,6 +156,24 @@ func _ActService_Act_Handler(srv interface{}, ctx context.Context, dec func(inte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ActService_ActBatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ActBatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ActServiceServer).ActBatch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ActService_ActBatch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ActServiceServer).ActBatch(ctx, req.(*ActBatchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ActService_ServiceDesc is the grpc.ServiceDesc for ActService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -132,6 +184,10 @@ var ActService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Act",
 			Handler:    _ActService_Act_Handler,
+		},
+		{
+			MethodName: "ActBatch",
+			Handler:    _ActService_ActBatch_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -338,8 +338,15 @@ func (x *ListBrowsersRequest) GetStartDefault() bool {
 
 // ListBrowsersResponse lists them.
 type ListBrowsersResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Browsers      []*Browser             `protobuf:"bytes,1,rep,name=browsers,proto3" json:"browsers,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Browsers []*Browser             `protobuf:"bytes,1,rep,name=browsers,proto3" json:"browsers,omitempty"`
+	// With start_default (a mutation): VERIFIED when the default browser answers on its DevTools port afterwards
+	// (already running, or started by this call). UNSPECIFIED without start_default.
+	Effect Effect `protobuf:"varint,2,opt,name=effect,proto3,enum=glovebox.agent.v1.Effect" json:"effect,omitempty"`
+	// With start_default: the default browser (browser_id), source EXPLICIT, the generation.
+	Target *FrozenTarget `protobuf:"bytes,3,opt,name=target,proto3" json:"target,omitempty"`
+	// With start_default: validate, dispatch (discovery and the start) and total.
+	Timing        *Timing `protobuf:"bytes,4,opt,name=timing,proto3" json:"timing,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -377,6 +384,27 @@ func (*ListBrowsersResponse) Descriptor() ([]byte, []int) {
 func (x *ListBrowsersResponse) GetBrowsers() []*Browser {
 	if x != nil {
 		return x.Browsers
+	}
+	return nil
+}
+
+func (x *ListBrowsersResponse) GetEffect() Effect {
+	if x != nil {
+		return x.Effect
+	}
+	return Effect_EFFECT_UNSPECIFIED
+}
+
+func (x *ListBrowsersResponse) GetTarget() *FrozenTarget {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
+func (x *ListBrowsersResponse) GetTiming() *Timing {
+	if x != nil {
+		return x.Timing
 	}
 	return nil
 }
@@ -1012,9 +1040,12 @@ const file_glovebox_agent_v1_browser_proto_rawDesc = "" +
 	"browser_id\x18\x01 \x01(\tR\tbrowserId\x12\x15\n" +
 	"\x06tab_id\x18\x02 \x01(\tR\x05tabId\":\n" +
 	"\x13ListBrowsersRequest\x12#\n" +
-	"\rstart_default\x18\x01 \x01(\bR\fstartDefault\"N\n" +
+	"\rstart_default\x18\x01 \x01(\bR\fstartDefault\"\xed\x01\n" +
 	"\x14ListBrowsersResponse\x126\n" +
-	"\bbrowsers\x18\x01 \x03(\v2\x1a.glovebox.agent.v1.BrowserR\bbrowsers\"D\n" +
+	"\bbrowsers\x18\x01 \x03(\v2\x1a.glovebox.agent.v1.BrowserR\bbrowsers\x121\n" +
+	"\x06effect\x18\x02 \x01(\x0e2\x19.glovebox.agent.v1.EffectR\x06effect\x127\n" +
+	"\x06target\x18\x03 \x01(\v2\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x121\n" +
+	"\x06timing\x18\x04 \x01(\v2\x19.glovebox.agent.v1.TimingR\x06timing\"D\n" +
 	"\x11GetBrowserRequest\x12\x1d\n" +
 	"\n" +
 	"browser_id\x18\x01 \x01(\tR\tbrowserId\x12\x10\n" +
@@ -1099,42 +1130,48 @@ var file_glovebox_agent_v1_browser_proto_goTypes = []any{
 	(*ExtractResponse)(nil),      // 14: glovebox.agent.v1.ExtractResponse
 	(*CaptureTabRequest)(nil),    // 15: glovebox.agent.v1.CaptureTabRequest
 	(*CaptureTabResponse)(nil),   // 16: glovebox.agent.v1.CaptureTabResponse
-	(*SnapshotOptions)(nil),      // 17: glovebox.agent.v1.SnapshotOptions
-	(*Snapshot)(nil),             // 18: glovebox.agent.v1.Snapshot
-	(ImageFormat)(0),             // 19: glovebox.agent.v1.ImageFormat
-	(*Image)(nil),                // 20: glovebox.agent.v1.Image
+	(Effect)(0),                  // 17: glovebox.agent.v1.Effect
+	(*FrozenTarget)(nil),         // 18: glovebox.agent.v1.FrozenTarget
+	(*Timing)(nil),               // 19: glovebox.agent.v1.Timing
+	(*SnapshotOptions)(nil),      // 20: glovebox.agent.v1.SnapshotOptions
+	(*Snapshot)(nil),             // 21: glovebox.agent.v1.Snapshot
+	(ImageFormat)(0),             // 22: glovebox.agent.v1.ImageFormat
+	(*Image)(nil),                // 23: glovebox.agent.v1.Image
 }
 var file_glovebox_agent_v1_browser_proto_depIdxs = []int32{
 	1,  // 0: glovebox.agent.v1.ListBrowsersResponse.browsers:type_name -> glovebox.agent.v1.Browser
-	1,  // 1: glovebox.agent.v1.GetBrowserResponse.browser:type_name -> glovebox.agent.v1.Browser
-	2,  // 2: glovebox.agent.v1.GetBrowserResponse.tab:type_name -> glovebox.agent.v1.Tab
-	2,  // 3: glovebox.agent.v1.ListTabsResponse.tabs:type_name -> glovebox.agent.v1.Tab
-	3,  // 4: glovebox.agent.v1.SnapshotTabRequest.tab:type_name -> glovebox.agent.v1.TabRef
-	17, // 5: glovebox.agent.v1.SnapshotTabRequest.options:type_name -> glovebox.agent.v1.SnapshotOptions
-	18, // 6: glovebox.agent.v1.SnapshotTabResponse.snapshot:type_name -> glovebox.agent.v1.Snapshot
-	3,  // 7: glovebox.agent.v1.ExtractRequest.tab:type_name -> glovebox.agent.v1.TabRef
-	0,  // 8: glovebox.agent.v1.ExtractRequest.kind:type_name -> glovebox.agent.v1.ExtractKind
-	13, // 9: glovebox.agent.v1.ExtractResponse.console:type_name -> glovebox.agent.v1.ConsoleMessage
-	3,  // 10: glovebox.agent.v1.CaptureTabRequest.tab:type_name -> glovebox.agent.v1.TabRef
-	19, // 11: glovebox.agent.v1.CaptureTabRequest.format:type_name -> glovebox.agent.v1.ImageFormat
-	20, // 12: glovebox.agent.v1.CaptureTabResponse.image:type_name -> glovebox.agent.v1.Image
-	4,  // 13: glovebox.agent.v1.BrowserService.ListBrowsers:input_type -> glovebox.agent.v1.ListBrowsersRequest
-	6,  // 14: glovebox.agent.v1.BrowserService.GetBrowser:input_type -> glovebox.agent.v1.GetBrowserRequest
-	8,  // 15: glovebox.agent.v1.BrowserService.ListTabs:input_type -> glovebox.agent.v1.ListTabsRequest
-	10, // 16: glovebox.agent.v1.BrowserService.SnapshotTab:input_type -> glovebox.agent.v1.SnapshotTabRequest
-	12, // 17: glovebox.agent.v1.BrowserService.Extract:input_type -> glovebox.agent.v1.ExtractRequest
-	15, // 18: glovebox.agent.v1.BrowserService.CaptureTab:input_type -> glovebox.agent.v1.CaptureTabRequest
-	5,  // 19: glovebox.agent.v1.BrowserService.ListBrowsers:output_type -> glovebox.agent.v1.ListBrowsersResponse
-	7,  // 20: glovebox.agent.v1.BrowserService.GetBrowser:output_type -> glovebox.agent.v1.GetBrowserResponse
-	9,  // 21: glovebox.agent.v1.BrowserService.ListTabs:output_type -> glovebox.agent.v1.ListTabsResponse
-	11, // 22: glovebox.agent.v1.BrowserService.SnapshotTab:output_type -> glovebox.agent.v1.SnapshotTabResponse
-	14, // 23: glovebox.agent.v1.BrowserService.Extract:output_type -> glovebox.agent.v1.ExtractResponse
-	16, // 24: glovebox.agent.v1.BrowserService.CaptureTab:output_type -> glovebox.agent.v1.CaptureTabResponse
-	19, // [19:25] is the sub-list for method output_type
-	13, // [13:19] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	17, // 1: glovebox.agent.v1.ListBrowsersResponse.effect:type_name -> glovebox.agent.v1.Effect
+	18, // 2: glovebox.agent.v1.ListBrowsersResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	19, // 3: glovebox.agent.v1.ListBrowsersResponse.timing:type_name -> glovebox.agent.v1.Timing
+	1,  // 4: glovebox.agent.v1.GetBrowserResponse.browser:type_name -> glovebox.agent.v1.Browser
+	2,  // 5: glovebox.agent.v1.GetBrowserResponse.tab:type_name -> glovebox.agent.v1.Tab
+	2,  // 6: glovebox.agent.v1.ListTabsResponse.tabs:type_name -> glovebox.agent.v1.Tab
+	3,  // 7: glovebox.agent.v1.SnapshotTabRequest.tab:type_name -> glovebox.agent.v1.TabRef
+	20, // 8: glovebox.agent.v1.SnapshotTabRequest.options:type_name -> glovebox.agent.v1.SnapshotOptions
+	21, // 9: glovebox.agent.v1.SnapshotTabResponse.snapshot:type_name -> glovebox.agent.v1.Snapshot
+	3,  // 10: glovebox.agent.v1.ExtractRequest.tab:type_name -> glovebox.agent.v1.TabRef
+	0,  // 11: glovebox.agent.v1.ExtractRequest.kind:type_name -> glovebox.agent.v1.ExtractKind
+	13, // 12: glovebox.agent.v1.ExtractResponse.console:type_name -> glovebox.agent.v1.ConsoleMessage
+	3,  // 13: glovebox.agent.v1.CaptureTabRequest.tab:type_name -> glovebox.agent.v1.TabRef
+	22, // 14: glovebox.agent.v1.CaptureTabRequest.format:type_name -> glovebox.agent.v1.ImageFormat
+	23, // 15: glovebox.agent.v1.CaptureTabResponse.image:type_name -> glovebox.agent.v1.Image
+	4,  // 16: glovebox.agent.v1.BrowserService.ListBrowsers:input_type -> glovebox.agent.v1.ListBrowsersRequest
+	6,  // 17: glovebox.agent.v1.BrowserService.GetBrowser:input_type -> glovebox.agent.v1.GetBrowserRequest
+	8,  // 18: glovebox.agent.v1.BrowserService.ListTabs:input_type -> glovebox.agent.v1.ListTabsRequest
+	10, // 19: glovebox.agent.v1.BrowserService.SnapshotTab:input_type -> glovebox.agent.v1.SnapshotTabRequest
+	12, // 20: glovebox.agent.v1.BrowserService.Extract:input_type -> glovebox.agent.v1.ExtractRequest
+	15, // 21: glovebox.agent.v1.BrowserService.CaptureTab:input_type -> glovebox.agent.v1.CaptureTabRequest
+	5,  // 22: glovebox.agent.v1.BrowserService.ListBrowsers:output_type -> glovebox.agent.v1.ListBrowsersResponse
+	7,  // 23: glovebox.agent.v1.BrowserService.GetBrowser:output_type -> glovebox.agent.v1.GetBrowserResponse
+	9,  // 24: glovebox.agent.v1.BrowserService.ListTabs:output_type -> glovebox.agent.v1.ListTabsResponse
+	11, // 25: glovebox.agent.v1.BrowserService.SnapshotTab:output_type -> glovebox.agent.v1.SnapshotTabResponse
+	14, // 26: glovebox.agent.v1.BrowserService.Extract:output_type -> glovebox.agent.v1.ExtractResponse
+	16, // 27: glovebox.agent.v1.BrowserService.CaptureTab:output_type -> glovebox.agent.v1.CaptureTabResponse
+	22, // [22:28] is the sub-list for method output_type
+	16, // [16:22] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_browser_proto_init() }

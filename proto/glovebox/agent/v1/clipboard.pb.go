@@ -252,7 +252,13 @@ func (x *WriteClipboardRequest) GetText() string {
 type WriteClipboardResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Bytes of UTF-8 now offered.
-	Length        int64 `protobuf:"varint,1,opt,name=length,proto3" json:"length,omitempty"`
+	Length int64 `protobuf:"varint,1,opt,name=length,proto3" json:"length,omitempty"`
+	// VERIFIED: the X server names the agent as the selection's owner after the write.
+	Effect Effect `protobuf:"varint,2,opt,name=effect,proto3,enum=glovebox.agent.v1.Effect" json:"effect,omitempty"`
+	// What was written: the display (the whole screen), source EXPLICIT, the generation.
+	Target *FrozenTarget `protobuf:"bytes,3,opt,name=target,proto3" json:"target,omitempty"`
+	// validate, dispatch (taking the selection) and total.
+	Timing        *Timing `protobuf:"bytes,4,opt,name=timing,proto3" json:"timing,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -294,11 +300,32 @@ func (x *WriteClipboardResponse) GetLength() int64 {
 	return 0
 }
 
+func (x *WriteClipboardResponse) GetEffect() Effect {
+	if x != nil {
+		return x.Effect
+	}
+	return Effect_EFFECT_UNSPECIFIED
+}
+
+func (x *WriteClipboardResponse) GetTarget() *FrozenTarget {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
+func (x *WriteClipboardResponse) GetTiming() *Timing {
+	if x != nil {
+		return x.Timing
+	}
+	return nil
+}
+
 var File_glovebox_agent_v1_clipboard_proto protoreflect.FileDescriptor
 
 const file_glovebox_agent_v1_clipboard_proto_rawDesc = "" +
 	"\n" +
-	"!glovebox/agent/v1/clipboard.proto\x12\x11glovebox.agent.v1\"R\n" +
+	"!glovebox/agent/v1/clipboard.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"R\n" +
 	"\x14ReadClipboardRequest\x12:\n" +
 	"\tselection\x18\x01 \x01(\x0e2\x1c.glovebox.agent.v1.SelectionR\tselection\"Y\n" +
 	"\x15ReadClipboardResponse\x12\x12\n" +
@@ -308,9 +335,12 @@ const file_glovebox_agent_v1_clipboard_proto_rawDesc = "" +
 	"\x15WriteClipboardRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12:\n" +
 	"\tselection\x18\x02 \x01(\x0e2\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"0\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\xcf\x01\n" +
 	"\x16WriteClipboardResponse\x12\x16\n" +
-	"\x06length\x18\x01 \x01(\x03R\x06length*V\n" +
+	"\x06length\x18\x01 \x01(\x03R\x06length\x121\n" +
+	"\x06effect\x18\x02 \x01(\x0e2\x19.glovebox.agent.v1.EffectR\x06effect\x127\n" +
+	"\x06target\x18\x03 \x01(\v2\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x121\n" +
+	"\x06timing\x18\x04 \x01(\v2\x19.glovebox.agent.v1.TimingR\x06timing*V\n" +
 	"\tSelection\x12\x19\n" +
 	"\x15SELECTION_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13SELECTION_CLIPBOARD\x10\x01\x12\x15\n" +
@@ -339,19 +369,25 @@ var file_glovebox_agent_v1_clipboard_proto_goTypes = []any{
 	(*ReadClipboardResponse)(nil),  // 2: glovebox.agent.v1.ReadClipboardResponse
 	(*WriteClipboardRequest)(nil),  // 3: glovebox.agent.v1.WriteClipboardRequest
 	(*WriteClipboardResponse)(nil), // 4: glovebox.agent.v1.WriteClipboardResponse
+	(Effect)(0),                    // 5: glovebox.agent.v1.Effect
+	(*FrozenTarget)(nil),           // 6: glovebox.agent.v1.FrozenTarget
+	(*Timing)(nil),                 // 7: glovebox.agent.v1.Timing
 }
 var file_glovebox_agent_v1_clipboard_proto_depIdxs = []int32{
 	0, // 0: glovebox.agent.v1.ReadClipboardRequest.selection:type_name -> glovebox.agent.v1.Selection
 	0, // 1: glovebox.agent.v1.WriteClipboardRequest.selection:type_name -> glovebox.agent.v1.Selection
-	1, // 2: glovebox.agent.v1.ClipboardService.ReadClipboard:input_type -> glovebox.agent.v1.ReadClipboardRequest
-	3, // 3: glovebox.agent.v1.ClipboardService.WriteClipboard:input_type -> glovebox.agent.v1.WriteClipboardRequest
-	2, // 4: glovebox.agent.v1.ClipboardService.ReadClipboard:output_type -> glovebox.agent.v1.ReadClipboardResponse
-	4, // 5: glovebox.agent.v1.ClipboardService.WriteClipboard:output_type -> glovebox.agent.v1.WriteClipboardResponse
-	4, // [4:6] is the sub-list for method output_type
-	2, // [2:4] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	5, // 2: glovebox.agent.v1.WriteClipboardResponse.effect:type_name -> glovebox.agent.v1.Effect
+	6, // 3: glovebox.agent.v1.WriteClipboardResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	7, // 4: glovebox.agent.v1.WriteClipboardResponse.timing:type_name -> glovebox.agent.v1.Timing
+	1, // 5: glovebox.agent.v1.ClipboardService.ReadClipboard:input_type -> glovebox.agent.v1.ReadClipboardRequest
+	3, // 6: glovebox.agent.v1.ClipboardService.WriteClipboard:input_type -> glovebox.agent.v1.WriteClipboardRequest
+	2, // 7: glovebox.agent.v1.ClipboardService.ReadClipboard:output_type -> glovebox.agent.v1.ReadClipboardResponse
+	4, // 8: glovebox.agent.v1.ClipboardService.WriteClipboard:output_type -> glovebox.agent.v1.WriteClipboardResponse
+	7, // [7:9] is the sub-list for method output_type
+	5, // [5:7] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_clipboard_proto_init() }
@@ -359,6 +395,7 @@ func file_glovebox_agent_v1_clipboard_proto_init() {
 	if File_glovebox_agent_v1_clipboard_proto != nil {
 		return
 	}
+	file_glovebox_agent_v1_common_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -329,6 +329,68 @@ func (TargetSource) EnumDescriptor() ([]byte, []int) {
 	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{3}
 }
 
+// Effect says what is known about an action's outcome.
+type Effect int32
+
+const (
+	Effect_EFFECT_UNSPECIFIED Effect = 0
+	// The input was delivered to the X server (synchronised with a round trip). For watched desktop input: and
+	// the screen changed within the watch (ActResponse.damage says where). For wait and release_all: done, since
+	// what they do is certain.
+	Effect_EFFECT_DONE Effect = 1
+	// Delivered and a read-back confirmed the result (fill, set_value, element_set_value, select_text, focus).
+	Effect_EFFECT_VERIFIED Effect = 2
+	// Delivered, but nothing can confirm the result.
+	Effect_EFFECT_UNVERIFIABLE Effect = 3
+	// Watched desktop input: delivered, and nothing on the screen changed within the watch.
+	Effect_EFFECT_NO_VISIBLE_CHANGE Effect = 4
+)
+
+// Enum value maps for Effect.
+var (
+	Effect_name = map[int32]string{
+		0: "EFFECT_UNSPECIFIED",
+		1: "EFFECT_DONE",
+		2: "EFFECT_VERIFIED",
+		3: "EFFECT_UNVERIFIABLE",
+		4: "EFFECT_NO_VISIBLE_CHANGE",
+	}
+	Effect_value = map[string]int32{
+		"EFFECT_UNSPECIFIED":       0,
+		"EFFECT_DONE":              1,
+		"EFFECT_VERIFIED":          2,
+		"EFFECT_UNVERIFIABLE":      3,
+		"EFFECT_NO_VISIBLE_CHANGE": 4,
+	}
+)
+
+func (x Effect) Enum() *Effect {
+	p := new(Effect)
+	*p = x
+	return p
+}
+
+func (x Effect) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Effect) Descriptor() protoreflect.EnumDescriptor {
+	return file_glovebox_agent_v1_common_proto_enumTypes[4].Descriptor()
+}
+
+func (Effect) Type() protoreflect.EnumType {
+	return &file_glovebox_agent_v1_common_proto_enumTypes[4]
+}
+
+func (x Effect) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Effect.Descriptor instead.
+func (Effect) EnumDescriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{4}
+}
+
 // Point is a position in root-window (whole X screen) pixels, origin top left.
 type Point struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1203,6 +1265,95 @@ func (x *FrozenTarget) GetElementRef() string {
 	return ""
 }
 
+// Timing is where the time of an action (or another mutation) went on the agent, in microseconds.
+type Timing struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ValidateUs int64                  `protobuf:"varint,1,opt,name=validate_us,json=validateUs,proto3" json:"validate_us,omitempty"`
+	// Waiting for earlier actions on this agent.
+	QueueUs int64 `protobuf:"varint,2,opt,name=queue_us,json=queueUs,proto3" json:"queue_us,omitempty"`
+	// Resolving and re-checking the target.
+	ResolveUs int64 `protobuf:"varint,3,opt,name=resolve_us,json=resolveUs,proto3" json:"resolve_us,omitempty"`
+	// Sending input and the X round trip.
+	DispatchUs int64 `protobuf:"varint,4,opt,name=dispatch_us,json=dispatchUs,proto3" json:"dispatch_us,omitempty"`
+	// Watching the screen for damage, waiting for it to settle and observing.
+	SettleUs      int64 `protobuf:"varint,5,opt,name=settle_us,json=settleUs,proto3" json:"settle_us,omitempty"`
+	TotalUs       int64 `protobuf:"varint,6,opt,name=total_us,json=totalUs,proto3" json:"total_us,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Timing) Reset() {
+	*x = Timing{}
+	mi := &file_glovebox_agent_v1_common_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Timing) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Timing) ProtoMessage() {}
+
+func (x *Timing) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_common_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Timing.ProtoReflect.Descriptor instead.
+func (*Timing) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_common_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *Timing) GetValidateUs() int64 {
+	if x != nil {
+		return x.ValidateUs
+	}
+	return 0
+}
+
+func (x *Timing) GetQueueUs() int64 {
+	if x != nil {
+		return x.QueueUs
+	}
+	return 0
+}
+
+func (x *Timing) GetResolveUs() int64 {
+	if x != nil {
+		return x.ResolveUs
+	}
+	return 0
+}
+
+func (x *Timing) GetDispatchUs() int64 {
+	if x != nil {
+		return x.DispatchUs
+	}
+	return 0
+}
+
+func (x *Timing) GetSettleUs() int64 {
+	if x != nil {
+		return x.SettleUs
+	}
+	return 0
+}
+
+func (x *Timing) GetTotalUs() int64 {
+	if x != nil {
+		return x.TotalUs
+	}
+	return 0
+}
+
 var File_glovebox_agent_v1_common_proto protoreflect.FileDescriptor
 
 const file_glovebox_agent_v1_common_proto_rawDesc = "" +
@@ -1282,7 +1433,17 @@ const file_glovebox_agent_v1_common_proto_rawDesc = "" +
 	"\x06tab_id\x18\t \x01(\tR\x05tabId\x12\x1f\n" +
 	"\velement_ref\x18\n" +
 	" \x01(\tR\n" +
-	"elementRef*\xae\x06\n" +
+	"elementRef\"\xbc\x01\n" +
+	"\x06Timing\x12\x1f\n" +
+	"\vvalidate_us\x18\x01 \x01(\x03R\n" +
+	"validateUs\x12\x19\n" +
+	"\bqueue_us\x18\x02 \x01(\x03R\aqueueUs\x12\x1d\n" +
+	"\n" +
+	"resolve_us\x18\x03 \x01(\x03R\tresolveUs\x12\x1f\n" +
+	"\vdispatch_us\x18\x04 \x01(\x03R\n" +
+	"dispatchUs\x12\x1b\n" +
+	"\tsettle_us\x18\x05 \x01(\x03R\bsettleUs\x12\x19\n" +
+	"\btotal_us\x18\x06 \x01(\x03R\atotalUs*\xae\x06\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dERROR_REASON_INVALID_ARGUMENT\x10\x01\x12\x1a\n" +
@@ -1324,7 +1485,13 @@ const file_glovebox_agent_v1_common_proto_rawDesc = "" +
 	"\x19TARGET_SOURCE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16TARGET_SOURCE_EXPLICIT\x10\x01\x12\x19\n" +
 	"\x15TARGET_SOURCE_SESSION\x10\x02\x12\x18\n" +
-	"\x14TARGET_SOURCE_ACTIVE\x10\x03B.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3"
+	"\x14TARGET_SOURCE_ACTIVE\x10\x03*}\n" +
+	"\x06Effect\x12\x16\n" +
+	"\x12EFFECT_UNSPECIFIED\x10\x00\x12\x0f\n" +
+	"\vEFFECT_DONE\x10\x01\x12\x13\n" +
+	"\x0fEFFECT_VERIFIED\x10\x02\x12\x17\n" +
+	"\x13EFFECT_UNVERIFIABLE\x10\x03\x12\x1c\n" +
+	"\x18EFFECT_NO_VISIBLE_CHANGE\x10\x04B.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3"
 
 var (
 	file_glovebox_agent_v1_common_proto_rawDescOnce sync.Once
@@ -1338,35 +1505,37 @@ func file_glovebox_agent_v1_common_proto_rawDescGZIP() []byte {
 	return file_glovebox_agent_v1_common_proto_rawDescData
 }
 
-var file_glovebox_agent_v1_common_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_glovebox_agent_v1_common_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_glovebox_agent_v1_common_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_glovebox_agent_v1_common_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_glovebox_agent_v1_common_proto_goTypes = []any{
 	(ErrorReason)(0),          // 0: glovebox.agent.v1.ErrorReason
 	(MouseButton)(0),          // 1: glovebox.agent.v1.MouseButton
 	(ImageFormat)(0),          // 2: glovebox.agent.v1.ImageFormat
 	(TargetSource)(0),         // 3: glovebox.agent.v1.TargetSource
-	(*Point)(nil),             // 4: glovebox.agent.v1.Point
-	(*Rect)(nil),              // 5: glovebox.agent.v1.Rect
-	(*Image)(nil),             // 6: glovebox.agent.v1.Image
-	(*ScreenshotOptions)(nil), // 7: glovebox.agent.v1.ScreenshotOptions
-	(*Window)(nil),            // 8: glovebox.agent.v1.Window
-	(*Target)(nil),            // 9: glovebox.agent.v1.Target
-	(*DisplayTarget)(nil),     // 10: glovebox.agent.v1.DisplayTarget
-	(*WindowTarget)(nil),      // 11: glovebox.agent.v1.WindowTarget
-	(*AppTarget)(nil),         // 12: glovebox.agent.v1.AppTarget
-	(*TabTarget)(nil),         // 13: glovebox.agent.v1.TabTarget
-	(*FrozenTarget)(nil),      // 14: glovebox.agent.v1.FrozenTarget
+	(Effect)(0),               // 4: glovebox.agent.v1.Effect
+	(*Point)(nil),             // 5: glovebox.agent.v1.Point
+	(*Rect)(nil),              // 6: glovebox.agent.v1.Rect
+	(*Image)(nil),             // 7: glovebox.agent.v1.Image
+	(*ScreenshotOptions)(nil), // 8: glovebox.agent.v1.ScreenshotOptions
+	(*Window)(nil),            // 9: glovebox.agent.v1.Window
+	(*Target)(nil),            // 10: glovebox.agent.v1.Target
+	(*DisplayTarget)(nil),     // 11: glovebox.agent.v1.DisplayTarget
+	(*WindowTarget)(nil),      // 12: glovebox.agent.v1.WindowTarget
+	(*AppTarget)(nil),         // 13: glovebox.agent.v1.AppTarget
+	(*TabTarget)(nil),         // 14: glovebox.agent.v1.TabTarget
+	(*FrozenTarget)(nil),      // 15: glovebox.agent.v1.FrozenTarget
+	(*Timing)(nil),            // 16: glovebox.agent.v1.Timing
 }
 var file_glovebox_agent_v1_common_proto_depIdxs = []int32{
 	2,  // 0: glovebox.agent.v1.Image.format:type_name -> glovebox.agent.v1.ImageFormat
-	5,  // 1: glovebox.agent.v1.Image.region:type_name -> glovebox.agent.v1.Rect
-	5,  // 2: glovebox.agent.v1.ScreenshotOptions.region:type_name -> glovebox.agent.v1.Rect
+	6,  // 1: glovebox.agent.v1.Image.region:type_name -> glovebox.agent.v1.Rect
+	6,  // 2: glovebox.agent.v1.ScreenshotOptions.region:type_name -> glovebox.agent.v1.Rect
 	2,  // 3: glovebox.agent.v1.ScreenshotOptions.format:type_name -> glovebox.agent.v1.ImageFormat
-	5,  // 4: glovebox.agent.v1.Window.geometry:type_name -> glovebox.agent.v1.Rect
-	10, // 5: glovebox.agent.v1.Target.display:type_name -> glovebox.agent.v1.DisplayTarget
-	11, // 6: glovebox.agent.v1.Target.window:type_name -> glovebox.agent.v1.WindowTarget
-	12, // 7: glovebox.agent.v1.Target.app:type_name -> glovebox.agent.v1.AppTarget
-	13, // 8: glovebox.agent.v1.Target.tab:type_name -> glovebox.agent.v1.TabTarget
+	6,  // 4: glovebox.agent.v1.Window.geometry:type_name -> glovebox.agent.v1.Rect
+	11, // 5: glovebox.agent.v1.Target.display:type_name -> glovebox.agent.v1.DisplayTarget
+	12, // 6: glovebox.agent.v1.Target.window:type_name -> glovebox.agent.v1.WindowTarget
+	13, // 7: glovebox.agent.v1.Target.app:type_name -> glovebox.agent.v1.AppTarget
+	14, // 8: glovebox.agent.v1.Target.tab:type_name -> glovebox.agent.v1.TabTarget
 	3,  // 9: glovebox.agent.v1.FrozenTarget.source:type_name -> glovebox.agent.v1.TargetSource
 	10, // [10:10] is the sub-list for method output_type
 	10, // [10:10] is the sub-list for method input_type
@@ -1391,8 +1560,8 @@ func file_glovebox_agent_v1_common_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_agent_v1_common_proto_rawDesc), len(file_glovebox_agent_v1_common_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   11,
+			NumEnums:      5,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

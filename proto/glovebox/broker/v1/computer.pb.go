@@ -507,8 +507,11 @@ func (x *ActRequest) GetRequest() *v1.ActRequest {
 type ActResponse struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Response *v1.ActResponse        `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
-	// Sequence number of the outcome audit record (the intent record is audit_seq - 1 or earlier).
-	AuditSeq      uint64 `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	// Sequence number of the outcome audit record (the intent record is audit_seq - 1 or earlier); for wait and
+	// wait_for, of their one COMPLETE record.
+	AuditSeq uint64 `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	// Where the time went in the broker, beside the agent's response.timing.
+	Timing        *MutationTiming `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -557,6 +560,221 @@ func (x *ActResponse) GetAuditSeq() uint64 {
 	return 0
 }
 
+func (x *ActResponse) GetTiming() *MutationTiming {
+	if x != nil {
+		return x.Timing
+	}
+	return nil
+}
+
+// ActBatchRequest wraps the agent request.
+type ActBatchRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Each action's target falls back to the session's default target; owners are set to the session id.
+	Request       *v1.ActBatchRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActBatchRequest) Reset() {
+	*x = ActBatchRequest{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActBatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActBatchRequest) ProtoMessage() {}
+
+func (x *ActBatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActBatchRequest.ProtoReflect.Descriptor instead.
+func (*ActBatchRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ActBatchRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ActBatchRequest) GetRequest() *v1.ActBatchRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// ActBatchResponse wraps the agent response; each result's target is frozen as for Act.
+type ActBatchResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Response *v1.ActBatchResponse   `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	// Sequence number of the batch's outcome audit record.
+	AuditSeq      uint64          `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	Timing        *MutationTiming `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActBatchResponse) Reset() {
+	*x = ActBatchResponse{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActBatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActBatchResponse) ProtoMessage() {}
+
+func (x *ActBatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActBatchResponse.ProtoReflect.Descriptor instead.
+func (*ActBatchResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ActBatchResponse) GetResponse() *v1.ActBatchResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *ActBatchResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
+func (x *ActBatchResponse) GetTiming() *MutationTiming {
+	if x != nil {
+		return x.Timing
+	}
+	return nil
+}
+
+// MutationTiming is where a mutation's time went in the broker, in microseconds (the agent's stages are in the
+// agent response's timing).
+type MutationTiming struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Session lookup, validation, policy and target freezing.
+	ValidateUs int64 `protobuf:"varint,1,opt,name=validate_us,json=validateUs,proto3" json:"validate_us,omitempty"`
+	// Writing the INTENT record and waiting for it to be durable (fsync).
+	IntentAuditUs int64 `protobuf:"varint,2,opt,name=intent_audit_us,json=intentAuditUs,proto3" json:"intent_audit_us,omitempty"`
+	// Waiting in the guest's mutation queue behind other mutations.
+	QueueUs int64 `protobuf:"varint,3,opt,name=queue_us,json=queueUs,proto3" json:"queue_us,omitempty"`
+	// The guest call, network included.
+	GuestUs int64 `protobuf:"varint,4,opt,name=guest_us,json=guestUs,proto3" json:"guest_us,omitempty"`
+	// Writing the OUTCOME record and waiting for it to be durable (fsync).
+	OutcomeAuditUs int64 `protobuf:"varint,5,opt,name=outcome_audit_us,json=outcomeAuditUs,proto3" json:"outcome_audit_us,omitempty"`
+	// From the request's arrival to the answer.
+	TotalUs       int64 `protobuf:"varint,6,opt,name=total_us,json=totalUs,proto3" json:"total_us,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MutationTiming) Reset() {
+	*x = MutationTiming{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MutationTiming) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MutationTiming) ProtoMessage() {}
+
+func (x *MutationTiming) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MutationTiming.ProtoReflect.Descriptor instead.
+func (*MutationTiming) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *MutationTiming) GetValidateUs() int64 {
+	if x != nil {
+		return x.ValidateUs
+	}
+	return 0
+}
+
+func (x *MutationTiming) GetIntentAuditUs() int64 {
+	if x != nil {
+		return x.IntentAuditUs
+	}
+	return 0
+}
+
+func (x *MutationTiming) GetQueueUs() int64 {
+	if x != nil {
+		return x.QueueUs
+	}
+	return 0
+}
+
+func (x *MutationTiming) GetGuestUs() int64 {
+	if x != nil {
+		return x.GuestUs
+	}
+	return 0
+}
+
+func (x *MutationTiming) GetOutcomeAuditUs() int64 {
+	if x != nil {
+		return x.OutcomeAuditUs
+	}
+	return 0
+}
+
+func (x *MutationTiming) GetTotalUs() int64 {
+	if x != nil {
+		return x.TotalUs
+	}
+	return 0
+}
+
 // ReadClipboardRequest wraps the agent request.
 type ReadClipboardRequest struct {
 	state         protoimpl.MessageState   `protogen:"open.v1"`
@@ -568,7 +786,7 @@ type ReadClipboardRequest struct {
 
 func (x *ReadClipboardRequest) Reset() {
 	*x = ReadClipboardRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[10]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -580,7 +798,7 @@ func (x *ReadClipboardRequest) String() string {
 func (*ReadClipboardRequest) ProtoMessage() {}
 
 func (x *ReadClipboardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[10]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -593,7 +811,7 @@ func (x *ReadClipboardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadClipboardRequest.ProtoReflect.Descriptor instead.
 func (*ReadClipboardRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{10}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ReadClipboardRequest) GetSessionId() string {
@@ -621,7 +839,7 @@ type ReadClipboardResponse struct {
 
 func (x *ReadClipboardResponse) Reset() {
 	*x = ReadClipboardResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[11]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -633,7 +851,7 @@ func (x *ReadClipboardResponse) String() string {
 func (*ReadClipboardResponse) ProtoMessage() {}
 
 func (x *ReadClipboardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[11]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -646,7 +864,7 @@ func (x *ReadClipboardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadClipboardResponse.ProtoReflect.Descriptor instead.
 func (*ReadClipboardResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{11}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ReadClipboardResponse) GetResponse() *v1.ReadClipboardResponse {
@@ -678,7 +896,7 @@ type WriteClipboardRequest struct {
 
 func (x *WriteClipboardRequest) Reset() {
 	*x = WriteClipboardRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[12]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -690,7 +908,7 @@ func (x *WriteClipboardRequest) String() string {
 func (*WriteClipboardRequest) ProtoMessage() {}
 
 func (x *WriteClipboardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[12]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -703,7 +921,7 @@ func (x *WriteClipboardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteClipboardRequest.ProtoReflect.Descriptor instead.
 func (*WriteClipboardRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{12}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WriteClipboardRequest) GetSessionId() string {
@@ -729,16 +947,18 @@ func (x *WriteClipboardRequest) GetConfirm() bool {
 
 // WriteClipboardResponse wraps the agent response.
 type WriteClipboardResponse struct {
-	state         protoimpl.MessageState     `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// response.effect, response.target (generation: the broker's) and response.timing say what the write did.
 	Response      *v1.WriteClipboardResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
 	AuditSeq      uint64                     `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	Timing        *MutationTiming            `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WriteClipboardResponse) Reset() {
 	*x = WriteClipboardResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[13]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -750,7 +970,7 @@ func (x *WriteClipboardResponse) String() string {
 func (*WriteClipboardResponse) ProtoMessage() {}
 
 func (x *WriteClipboardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[13]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -763,7 +983,7 @@ func (x *WriteClipboardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteClipboardResponse.ProtoReflect.Descriptor instead.
 func (*WriteClipboardResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{13}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *WriteClipboardResponse) GetResponse() *v1.WriteClipboardResponse {
@@ -780,6 +1000,13 @@ func (x *WriteClipboardResponse) GetAuditSeq() uint64 {
 	return 0
 }
 
+func (x *WriteClipboardResponse) GetTiming() *MutationTiming {
+	if x != nil {
+		return x.Timing
+	}
+	return nil
+}
+
 // ListAppsRequest wraps the agent request.
 type ListAppsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -791,7 +1018,7 @@ type ListAppsRequest struct {
 
 func (x *ListAppsRequest) Reset() {
 	*x = ListAppsRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[14]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -803,7 +1030,7 @@ func (x *ListAppsRequest) String() string {
 func (*ListAppsRequest) ProtoMessage() {}
 
 func (x *ListAppsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[14]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -816,7 +1043,7 @@ func (x *ListAppsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAppsRequest.ProtoReflect.Descriptor instead.
 func (*ListAppsRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{14}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListAppsRequest) GetSessionId() string {
@@ -844,7 +1071,7 @@ type ListAppsResponse struct {
 
 func (x *ListAppsResponse) Reset() {
 	*x = ListAppsResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[15]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -856,7 +1083,7 @@ func (x *ListAppsResponse) String() string {
 func (*ListAppsResponse) ProtoMessage() {}
 
 func (x *ListAppsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[15]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -869,7 +1096,7 @@ func (x *ListAppsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAppsResponse.ProtoReflect.Descriptor instead.
 func (*ListAppsResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{15}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListAppsResponse) GetResponse() *v1.ListAppsResponse {
@@ -897,7 +1124,7 @@ type GetAppRequest struct {
 
 func (x *GetAppRequest) Reset() {
 	*x = GetAppRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[16]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -909,7 +1136,7 @@ func (x *GetAppRequest) String() string {
 func (*GetAppRequest) ProtoMessage() {}
 
 func (x *GetAppRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[16]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -922,7 +1149,7 @@ func (x *GetAppRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAppRequest.ProtoReflect.Descriptor instead.
 func (*GetAppRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{16}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetAppRequest) GetSessionId() string {
@@ -941,16 +1168,19 @@ func (x *GetAppRequest) GetRequest() *v1.GetAppRequest {
 
 // GetAppResponse wraps the agent response.
 type GetAppResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Response      *v1.GetAppResponse     `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
-	AuditSeq      uint64                 `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// With launch: response.effect, response.target (generation: the broker's) and response.timing.
+	Response *v1.GetAppResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq uint64             `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	// With launch (a mutation): where the time went in the broker.
+	Timing        *MutationTiming `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetAppResponse) Reset() {
 	*x = GetAppResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[17]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -962,7 +1192,7 @@ func (x *GetAppResponse) String() string {
 func (*GetAppResponse) ProtoMessage() {}
 
 func (x *GetAppResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[17]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -975,7 +1205,7 @@ func (x *GetAppResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAppResponse.ProtoReflect.Descriptor instead.
 func (*GetAppResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{17}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetAppResponse) GetResponse() *v1.GetAppResponse {
@@ -992,6 +1222,13 @@ func (x *GetAppResponse) GetAuditSeq() uint64 {
 	return 0
 }
 
+func (x *GetAppResponse) GetTiming() *MutationTiming {
+	if x != nil {
+		return x.Timing
+	}
+	return nil
+}
+
 // SnapshotAppRequest wraps the agent request.
 type SnapshotAppRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1003,7 +1240,7 @@ type SnapshotAppRequest struct {
 
 func (x *SnapshotAppRequest) Reset() {
 	*x = SnapshotAppRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[18]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1015,7 +1252,7 @@ func (x *SnapshotAppRequest) String() string {
 func (*SnapshotAppRequest) ProtoMessage() {}
 
 func (x *SnapshotAppRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[18]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1028,7 +1265,7 @@ func (x *SnapshotAppRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotAppRequest.ProtoReflect.Descriptor instead.
 func (*SnapshotAppRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{18}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SnapshotAppRequest) GetSessionId() string {
@@ -1056,7 +1293,7 @@ type SnapshotAppResponse struct {
 
 func (x *SnapshotAppResponse) Reset() {
 	*x = SnapshotAppResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[19]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1068,7 +1305,7 @@ func (x *SnapshotAppResponse) String() string {
 func (*SnapshotAppResponse) ProtoMessage() {}
 
 func (x *SnapshotAppResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[19]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1081,7 +1318,7 @@ func (x *SnapshotAppResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotAppResponse.ProtoReflect.Descriptor instead.
 func (*SnapshotAppResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{19}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SnapshotAppResponse) GetResponse() *v1.SnapshotAppResponse {
@@ -1109,7 +1346,7 @@ type SnapshotWindowRequest struct {
 
 func (x *SnapshotWindowRequest) Reset() {
 	*x = SnapshotWindowRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[20]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1121,7 +1358,7 @@ func (x *SnapshotWindowRequest) String() string {
 func (*SnapshotWindowRequest) ProtoMessage() {}
 
 func (x *SnapshotWindowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[20]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1134,7 +1371,7 @@ func (x *SnapshotWindowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotWindowRequest.ProtoReflect.Descriptor instead.
 func (*SnapshotWindowRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{20}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SnapshotWindowRequest) GetSessionId() string {
@@ -1162,7 +1399,7 @@ type SnapshotWindowResponse struct {
 
 func (x *SnapshotWindowResponse) Reset() {
 	*x = SnapshotWindowResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[21]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1174,7 +1411,7 @@ func (x *SnapshotWindowResponse) String() string {
 func (*SnapshotWindowResponse) ProtoMessage() {}
 
 func (x *SnapshotWindowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[21]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1187,7 +1424,7 @@ func (x *SnapshotWindowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotWindowResponse.ProtoReflect.Descriptor instead.
 func (*SnapshotWindowResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{21}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SnapshotWindowResponse) GetResponse() *v1.SnapshotWindowResponse {
@@ -1215,7 +1452,7 @@ type ListBrowsersRequest struct {
 
 func (x *ListBrowsersRequest) Reset() {
 	*x = ListBrowsersRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[22]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1227,7 +1464,7 @@ func (x *ListBrowsersRequest) String() string {
 func (*ListBrowsersRequest) ProtoMessage() {}
 
 func (x *ListBrowsersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[22]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1240,7 +1477,7 @@ func (x *ListBrowsersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBrowsersRequest.ProtoReflect.Descriptor instead.
 func (*ListBrowsersRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{22}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListBrowsersRequest) GetSessionId() string {
@@ -1259,16 +1496,19 @@ func (x *ListBrowsersRequest) GetRequest() *v1.ListBrowsersRequest {
 
 // ListBrowsersResponse wraps the agent response.
 type ListBrowsersResponse struct {
-	state         protoimpl.MessageState   `protogen:"open.v1"`
-	Response      *v1.ListBrowsersResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
-	AuditSeq      uint64                   `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// With start_default: response.effect, response.target (generation: the broker's) and response.timing.
+	Response *v1.ListBrowsersResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq uint64                   `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	// With start_default (a mutation): where the time went in the broker.
+	Timing        *MutationTiming `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListBrowsersResponse) Reset() {
 	*x = ListBrowsersResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[23]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1280,7 +1520,7 @@ func (x *ListBrowsersResponse) String() string {
 func (*ListBrowsersResponse) ProtoMessage() {}
 
 func (x *ListBrowsersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[23]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1293,7 +1533,7 @@ func (x *ListBrowsersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBrowsersResponse.ProtoReflect.Descriptor instead.
 func (*ListBrowsersResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{23}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListBrowsersResponse) GetResponse() *v1.ListBrowsersResponse {
@@ -1310,6 +1550,13 @@ func (x *ListBrowsersResponse) GetAuditSeq() uint64 {
 	return 0
 }
 
+func (x *ListBrowsersResponse) GetTiming() *MutationTiming {
+	if x != nil {
+		return x.Timing
+	}
+	return nil
+}
+
 // GetBrowserRequest wraps the agent request.
 type GetBrowserRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1321,7 +1568,7 @@ type GetBrowserRequest struct {
 
 func (x *GetBrowserRequest) Reset() {
 	*x = GetBrowserRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[24]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1333,7 +1580,7 @@ func (x *GetBrowserRequest) String() string {
 func (*GetBrowserRequest) ProtoMessage() {}
 
 func (x *GetBrowserRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[24]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1346,7 +1593,7 @@ func (x *GetBrowserRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBrowserRequest.ProtoReflect.Descriptor instead.
 func (*GetBrowserRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{24}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetBrowserRequest) GetSessionId() string {
@@ -1374,7 +1621,7 @@ type GetBrowserResponse struct {
 
 func (x *GetBrowserResponse) Reset() {
 	*x = GetBrowserResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[25]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1386,7 +1633,7 @@ func (x *GetBrowserResponse) String() string {
 func (*GetBrowserResponse) ProtoMessage() {}
 
 func (x *GetBrowserResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[25]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1399,7 +1646,7 @@ func (x *GetBrowserResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBrowserResponse.ProtoReflect.Descriptor instead.
 func (*GetBrowserResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{25}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetBrowserResponse) GetResponse() *v1.GetBrowserResponse {
@@ -1427,7 +1674,7 @@ type ListTabsRequest struct {
 
 func (x *ListTabsRequest) Reset() {
 	*x = ListTabsRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[26]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1439,7 +1686,7 @@ func (x *ListTabsRequest) String() string {
 func (*ListTabsRequest) ProtoMessage() {}
 
 func (x *ListTabsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[26]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1452,7 +1699,7 @@ func (x *ListTabsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTabsRequest.ProtoReflect.Descriptor instead.
 func (*ListTabsRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{26}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListTabsRequest) GetSessionId() string {
@@ -1480,7 +1727,7 @@ type ListTabsResponse struct {
 
 func (x *ListTabsResponse) Reset() {
 	*x = ListTabsResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[27]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1492,7 +1739,7 @@ func (x *ListTabsResponse) String() string {
 func (*ListTabsResponse) ProtoMessage() {}
 
 func (x *ListTabsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[27]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1505,7 +1752,7 @@ func (x *ListTabsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTabsResponse.ProtoReflect.Descriptor instead.
 func (*ListTabsResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{27}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListTabsResponse) GetResponse() *v1.ListTabsResponse {
@@ -1533,7 +1780,7 @@ type SnapshotTabRequest struct {
 
 func (x *SnapshotTabRequest) Reset() {
 	*x = SnapshotTabRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[28]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1545,7 +1792,7 @@ func (x *SnapshotTabRequest) String() string {
 func (*SnapshotTabRequest) ProtoMessage() {}
 
 func (x *SnapshotTabRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[28]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1558,7 +1805,7 @@ func (x *SnapshotTabRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotTabRequest.ProtoReflect.Descriptor instead.
 func (*SnapshotTabRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{28}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SnapshotTabRequest) GetSessionId() string {
@@ -1586,7 +1833,7 @@ type SnapshotTabResponse struct {
 
 func (x *SnapshotTabResponse) Reset() {
 	*x = SnapshotTabResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[29]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1598,7 +1845,7 @@ func (x *SnapshotTabResponse) String() string {
 func (*SnapshotTabResponse) ProtoMessage() {}
 
 func (x *SnapshotTabResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[29]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1611,7 +1858,7 @@ func (x *SnapshotTabResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotTabResponse.ProtoReflect.Descriptor instead.
 func (*SnapshotTabResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{29}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SnapshotTabResponse) GetResponse() *v1.SnapshotTabResponse {
@@ -1639,7 +1886,7 @@ type ExtractRequest struct {
 
 func (x *ExtractRequest) Reset() {
 	*x = ExtractRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[30]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1651,7 +1898,7 @@ func (x *ExtractRequest) String() string {
 func (*ExtractRequest) ProtoMessage() {}
 
 func (x *ExtractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[30]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1664,7 +1911,7 @@ func (x *ExtractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExtractRequest.ProtoReflect.Descriptor instead.
 func (*ExtractRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{30}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ExtractRequest) GetSessionId() string {
@@ -1692,7 +1939,7 @@ type ExtractResponse struct {
 
 func (x *ExtractResponse) Reset() {
 	*x = ExtractResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[31]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1704,7 +1951,7 @@ func (x *ExtractResponse) String() string {
 func (*ExtractResponse) ProtoMessage() {}
 
 func (x *ExtractResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[31]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1717,7 +1964,7 @@ func (x *ExtractResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExtractResponse.ProtoReflect.Descriptor instead.
 func (*ExtractResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{31}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ExtractResponse) GetResponse() *v1.ExtractResponse {
@@ -1745,7 +1992,7 @@ type CaptureTabRequest struct {
 
 func (x *CaptureTabRequest) Reset() {
 	*x = CaptureTabRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[32]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1757,7 +2004,7 @@ func (x *CaptureTabRequest) String() string {
 func (*CaptureTabRequest) ProtoMessage() {}
 
 func (x *CaptureTabRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[32]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1770,7 +2017,7 @@ func (x *CaptureTabRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CaptureTabRequest.ProtoReflect.Descriptor instead.
 func (*CaptureTabRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{32}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *CaptureTabRequest) GetSessionId() string {
@@ -1798,7 +2045,7 @@ type CaptureTabResponse struct {
 
 func (x *CaptureTabResponse) Reset() {
 	*x = CaptureTabResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[33]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1810,7 +2057,7 @@ func (x *CaptureTabResponse) String() string {
 func (*CaptureTabResponse) ProtoMessage() {}
 
 func (x *CaptureTabResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[33]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1823,7 +2070,7 @@ func (x *CaptureTabResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CaptureTabResponse.ProtoReflect.Descriptor instead.
 func (*CaptureTabResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{33}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *CaptureTabResponse) GetResponse() *v1.CaptureTabResponse {
@@ -1877,10 +2124,27 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"ActRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x127\n" +
-	"\arequest\x18\x02 \x01(\v2\x1d.glovebox.agent.v1.ActRequestR\arequest\"f\n" +
+	"\arequest\x18\x02 \x01(\v2\x1d.glovebox.agent.v1.ActRequestR\arequest\"\xa2\x01\n" +
 	"\vActResponse\x12:\n" +
 	"\bresponse\x18\x01 \x01(\v2\x1e.glovebox.agent.v1.ActResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"x\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\x12:\n" +
+	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\"n\n" +
+	"\x0fActBatchRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12<\n" +
+	"\arequest\x18\x02 \x01(\v2\".glovebox.agent.v1.ActBatchRequestR\arequest\"\xac\x01\n" +
+	"\x10ActBatchResponse\x12?\n" +
+	"\bresponse\x18\x01 \x01(\v2#.glovebox.agent.v1.ActBatchResponseR\bresponse\x12\x1b\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\x12:\n" +
+	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\"\xd4\x01\n" +
+	"\x0eMutationTiming\x12\x1f\n" +
+	"\vvalidate_us\x18\x01 \x01(\x03R\n" +
+	"validateUs\x12&\n" +
+	"\x0fintent_audit_us\x18\x02 \x01(\x03R\rintentAuditUs\x12\x19\n" +
+	"\bqueue_us\x18\x03 \x01(\x03R\aqueueUs\x12\x19\n" +
+	"\bguest_us\x18\x04 \x01(\x03R\aguestUs\x12(\n" +
+	"\x10outcome_audit_us\x18\x05 \x01(\x03R\x0eoutcomeAuditUs\x12\x19\n" +
+	"\btotal_us\x18\x06 \x01(\x03R\atotalUs\"x\n" +
 	"\x14ReadClipboardRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12A\n" +
@@ -1892,10 +2156,11 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12B\n" +
 	"\arequest\x18\x02 \x01(\v2(.glovebox.agent.v1.WriteClipboardRequestR\arequest\x12\x18\n" +
-	"\aconfirm\x18\x03 \x01(\bR\aconfirm\"|\n" +
+	"\aconfirm\x18\x03 \x01(\bR\aconfirm\"\xb8\x01\n" +
 	"\x16WriteClipboardResponse\x12E\n" +
 	"\bresponse\x18\x01 \x01(\v2).glovebox.agent.v1.WriteClipboardResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"n\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\x12:\n" +
+	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\"n\n" +
 	"\x0fListAppsRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12<\n" +
@@ -1906,10 +2171,11 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\rGetAppRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12:\n" +
-	"\arequest\x18\x02 \x01(\v2 .glovebox.agent.v1.GetAppRequestR\arequest\"l\n" +
+	"\arequest\x18\x02 \x01(\v2 .glovebox.agent.v1.GetAppRequestR\arequest\"\xa8\x01\n" +
 	"\x0eGetAppResponse\x12=\n" +
 	"\bresponse\x18\x01 \x01(\v2!.glovebox.agent.v1.GetAppResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"t\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\x12:\n" +
+	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\"t\n" +
 	"\x12SnapshotAppRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12?\n" +
@@ -1927,10 +2193,11 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\x13ListBrowsersRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12@\n" +
-	"\arequest\x18\x02 \x01(\v2&.glovebox.agent.v1.ListBrowsersRequestR\arequest\"x\n" +
+	"\arequest\x18\x02 \x01(\v2&.glovebox.agent.v1.ListBrowsersRequestR\arequest\"\xb4\x01\n" +
 	"\x14ListBrowsersResponse\x12C\n" +
 	"\bresponse\x18\x01 \x01(\v2'.glovebox.agent.v1.ListBrowsersResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"r\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\x12:\n" +
+	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\"r\n" +
 	"\x11GetBrowserRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12>\n" +
@@ -1965,13 +2232,14 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\arequest\x18\x02 \x01(\v2$.glovebox.agent.v1.CaptureTabRequestR\arequest\"t\n" +
 	"\x12CaptureTabResponse\x12A\n" +
 	"\bresponse\x18\x01 \x01(\v2%.glovebox.agent.v1.CaptureTabResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\xe7\f\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\xbe\r\n" +
 	"\x0fComputerService\x12p\n" +
 	"\x11CaptureScreenshot\x12,.glovebox.broker.v1.CaptureScreenshotRequest\x1a-.glovebox.broker.v1.CaptureScreenshotResponse\x12p\n" +
 	"\x11GetCursorPosition\x12,.glovebox.broker.v1.GetCursorPositionRequest\x1a-.glovebox.broker.v1.GetCursorPositionResponse\x12^\n" +
 	"\vListWindows\x12&.glovebox.broker.v1.ListWindowsRequest\x1a'.glovebox.broker.v1.ListWindowsResponse\x12`\n" +
 	"\vWatchScreen\x12&.glovebox.broker.v1.WatchScreenRequest\x1a'.glovebox.broker.v1.WatchScreenResponse0\x01\x12F\n" +
-	"\x03Act\x12\x1e.glovebox.broker.v1.ActRequest\x1a\x1f.glovebox.broker.v1.ActResponse\x12d\n" +
+	"\x03Act\x12\x1e.glovebox.broker.v1.ActRequest\x1a\x1f.glovebox.broker.v1.ActResponse\x12U\n" +
+	"\bActBatch\x12#.glovebox.broker.v1.ActBatchRequest\x1a$.glovebox.broker.v1.ActBatchResponse\x12d\n" +
 	"\rReadClipboard\x12(.glovebox.broker.v1.ReadClipboardRequest\x1a).glovebox.broker.v1.ReadClipboardResponse\x12g\n" +
 	"\x0eWriteClipboard\x12).glovebox.broker.v1.WriteClipboardRequest\x1a*.glovebox.broker.v1.WriteClipboardResponse\x12U\n" +
 	"\bListApps\x12#.glovebox.broker.v1.ListAppsRequest\x1a$.glovebox.broker.v1.ListAppsResponse\x12O\n" +
@@ -1999,7 +2267,7 @@ func file_glovebox_broker_v1_computer_proto_rawDescGZIP() []byte {
 	return file_glovebox_broker_v1_computer_proto_rawDescData
 }
 
-var file_glovebox_broker_v1_computer_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_glovebox_broker_v1_computer_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_glovebox_broker_v1_computer_proto_goTypes = []any{
 	(*CaptureScreenshotRequest)(nil),     // 0: glovebox.broker.v1.CaptureScreenshotRequest
 	(*CaptureScreenshotResponse)(nil),    // 1: glovebox.broker.v1.CaptureScreenshotResponse
@@ -2011,141 +2279,155 @@ var file_glovebox_broker_v1_computer_proto_goTypes = []any{
 	(*WatchScreenResponse)(nil),          // 7: glovebox.broker.v1.WatchScreenResponse
 	(*ActRequest)(nil),                   // 8: glovebox.broker.v1.ActRequest
 	(*ActResponse)(nil),                  // 9: glovebox.broker.v1.ActResponse
-	(*ReadClipboardRequest)(nil),         // 10: glovebox.broker.v1.ReadClipboardRequest
-	(*ReadClipboardResponse)(nil),        // 11: glovebox.broker.v1.ReadClipboardResponse
-	(*WriteClipboardRequest)(nil),        // 12: glovebox.broker.v1.WriteClipboardRequest
-	(*WriteClipboardResponse)(nil),       // 13: glovebox.broker.v1.WriteClipboardResponse
-	(*ListAppsRequest)(nil),              // 14: glovebox.broker.v1.ListAppsRequest
-	(*ListAppsResponse)(nil),             // 15: glovebox.broker.v1.ListAppsResponse
-	(*GetAppRequest)(nil),                // 16: glovebox.broker.v1.GetAppRequest
-	(*GetAppResponse)(nil),               // 17: glovebox.broker.v1.GetAppResponse
-	(*SnapshotAppRequest)(nil),           // 18: glovebox.broker.v1.SnapshotAppRequest
-	(*SnapshotAppResponse)(nil),          // 19: glovebox.broker.v1.SnapshotAppResponse
-	(*SnapshotWindowRequest)(nil),        // 20: glovebox.broker.v1.SnapshotWindowRequest
-	(*SnapshotWindowResponse)(nil),       // 21: glovebox.broker.v1.SnapshotWindowResponse
-	(*ListBrowsersRequest)(nil),          // 22: glovebox.broker.v1.ListBrowsersRequest
-	(*ListBrowsersResponse)(nil),         // 23: glovebox.broker.v1.ListBrowsersResponse
-	(*GetBrowserRequest)(nil),            // 24: glovebox.broker.v1.GetBrowserRequest
-	(*GetBrowserResponse)(nil),           // 25: glovebox.broker.v1.GetBrowserResponse
-	(*ListTabsRequest)(nil),              // 26: glovebox.broker.v1.ListTabsRequest
-	(*ListTabsResponse)(nil),             // 27: glovebox.broker.v1.ListTabsResponse
-	(*SnapshotTabRequest)(nil),           // 28: glovebox.broker.v1.SnapshotTabRequest
-	(*SnapshotTabResponse)(nil),          // 29: glovebox.broker.v1.SnapshotTabResponse
-	(*ExtractRequest)(nil),               // 30: glovebox.broker.v1.ExtractRequest
-	(*ExtractResponse)(nil),              // 31: glovebox.broker.v1.ExtractResponse
-	(*CaptureTabRequest)(nil),            // 32: glovebox.broker.v1.CaptureTabRequest
-	(*CaptureTabResponse)(nil),           // 33: glovebox.broker.v1.CaptureTabResponse
-	(*v1.CaptureScreenshotRequest)(nil),  // 34: glovebox.agent.v1.CaptureScreenshotRequest
-	(*v1.CaptureScreenshotResponse)(nil), // 35: glovebox.agent.v1.CaptureScreenshotResponse
-	(*v1.FrozenTarget)(nil),              // 36: glovebox.agent.v1.FrozenTarget
-	(*v1.GetCursorPositionRequest)(nil),  // 37: glovebox.agent.v1.GetCursorPositionRequest
-	(*v1.GetCursorPositionResponse)(nil), // 38: glovebox.agent.v1.GetCursorPositionResponse
-	(*v1.ListWindowsRequest)(nil),        // 39: glovebox.agent.v1.ListWindowsRequest
-	(*v1.ListWindowsResponse)(nil),       // 40: glovebox.agent.v1.ListWindowsResponse
-	(*v1.WatchScreenRequest)(nil),        // 41: glovebox.agent.v1.WatchScreenRequest
-	(*v1.WatchScreenResponse)(nil),       // 42: glovebox.agent.v1.WatchScreenResponse
-	(*v1.ActRequest)(nil),                // 43: glovebox.agent.v1.ActRequest
-	(*v1.ActResponse)(nil),               // 44: glovebox.agent.v1.ActResponse
-	(*v1.ReadClipboardRequest)(nil),      // 45: glovebox.agent.v1.ReadClipboardRequest
-	(*v1.ReadClipboardResponse)(nil),     // 46: glovebox.agent.v1.ReadClipboardResponse
-	(*v1.WriteClipboardRequest)(nil),     // 47: glovebox.agent.v1.WriteClipboardRequest
-	(*v1.WriteClipboardResponse)(nil),    // 48: glovebox.agent.v1.WriteClipboardResponse
-	(*v1.ListAppsRequest)(nil),           // 49: glovebox.agent.v1.ListAppsRequest
-	(*v1.ListAppsResponse)(nil),          // 50: glovebox.agent.v1.ListAppsResponse
-	(*v1.GetAppRequest)(nil),             // 51: glovebox.agent.v1.GetAppRequest
-	(*v1.GetAppResponse)(nil),            // 52: glovebox.agent.v1.GetAppResponse
-	(*v1.SnapshotAppRequest)(nil),        // 53: glovebox.agent.v1.SnapshotAppRequest
-	(*v1.SnapshotAppResponse)(nil),       // 54: glovebox.agent.v1.SnapshotAppResponse
-	(*v1.SnapshotWindowRequest)(nil),     // 55: glovebox.agent.v1.SnapshotWindowRequest
-	(*v1.SnapshotWindowResponse)(nil),    // 56: glovebox.agent.v1.SnapshotWindowResponse
-	(*v1.ListBrowsersRequest)(nil),       // 57: glovebox.agent.v1.ListBrowsersRequest
-	(*v1.ListBrowsersResponse)(nil),      // 58: glovebox.agent.v1.ListBrowsersResponse
-	(*v1.GetBrowserRequest)(nil),         // 59: glovebox.agent.v1.GetBrowserRequest
-	(*v1.GetBrowserResponse)(nil),        // 60: glovebox.agent.v1.GetBrowserResponse
-	(*v1.ListTabsRequest)(nil),           // 61: glovebox.agent.v1.ListTabsRequest
-	(*v1.ListTabsResponse)(nil),          // 62: glovebox.agent.v1.ListTabsResponse
-	(*v1.SnapshotTabRequest)(nil),        // 63: glovebox.agent.v1.SnapshotTabRequest
-	(*v1.SnapshotTabResponse)(nil),       // 64: glovebox.agent.v1.SnapshotTabResponse
-	(*v1.ExtractRequest)(nil),            // 65: glovebox.agent.v1.ExtractRequest
-	(*v1.ExtractResponse)(nil),           // 66: glovebox.agent.v1.ExtractResponse
-	(*v1.CaptureTabRequest)(nil),         // 67: glovebox.agent.v1.CaptureTabRequest
-	(*v1.CaptureTabResponse)(nil),        // 68: glovebox.agent.v1.CaptureTabResponse
+	(*ActBatchRequest)(nil),              // 10: glovebox.broker.v1.ActBatchRequest
+	(*ActBatchResponse)(nil),             // 11: glovebox.broker.v1.ActBatchResponse
+	(*MutationTiming)(nil),               // 12: glovebox.broker.v1.MutationTiming
+	(*ReadClipboardRequest)(nil),         // 13: glovebox.broker.v1.ReadClipboardRequest
+	(*ReadClipboardResponse)(nil),        // 14: glovebox.broker.v1.ReadClipboardResponse
+	(*WriteClipboardRequest)(nil),        // 15: glovebox.broker.v1.WriteClipboardRequest
+	(*WriteClipboardResponse)(nil),       // 16: glovebox.broker.v1.WriteClipboardResponse
+	(*ListAppsRequest)(nil),              // 17: glovebox.broker.v1.ListAppsRequest
+	(*ListAppsResponse)(nil),             // 18: glovebox.broker.v1.ListAppsResponse
+	(*GetAppRequest)(nil),                // 19: glovebox.broker.v1.GetAppRequest
+	(*GetAppResponse)(nil),               // 20: glovebox.broker.v1.GetAppResponse
+	(*SnapshotAppRequest)(nil),           // 21: glovebox.broker.v1.SnapshotAppRequest
+	(*SnapshotAppResponse)(nil),          // 22: glovebox.broker.v1.SnapshotAppResponse
+	(*SnapshotWindowRequest)(nil),        // 23: glovebox.broker.v1.SnapshotWindowRequest
+	(*SnapshotWindowResponse)(nil),       // 24: glovebox.broker.v1.SnapshotWindowResponse
+	(*ListBrowsersRequest)(nil),          // 25: glovebox.broker.v1.ListBrowsersRequest
+	(*ListBrowsersResponse)(nil),         // 26: glovebox.broker.v1.ListBrowsersResponse
+	(*GetBrowserRequest)(nil),            // 27: glovebox.broker.v1.GetBrowserRequest
+	(*GetBrowserResponse)(nil),           // 28: glovebox.broker.v1.GetBrowserResponse
+	(*ListTabsRequest)(nil),              // 29: glovebox.broker.v1.ListTabsRequest
+	(*ListTabsResponse)(nil),             // 30: glovebox.broker.v1.ListTabsResponse
+	(*SnapshotTabRequest)(nil),           // 31: glovebox.broker.v1.SnapshotTabRequest
+	(*SnapshotTabResponse)(nil),          // 32: glovebox.broker.v1.SnapshotTabResponse
+	(*ExtractRequest)(nil),               // 33: glovebox.broker.v1.ExtractRequest
+	(*ExtractResponse)(nil),              // 34: glovebox.broker.v1.ExtractResponse
+	(*CaptureTabRequest)(nil),            // 35: glovebox.broker.v1.CaptureTabRequest
+	(*CaptureTabResponse)(nil),           // 36: glovebox.broker.v1.CaptureTabResponse
+	(*v1.CaptureScreenshotRequest)(nil),  // 37: glovebox.agent.v1.CaptureScreenshotRequest
+	(*v1.CaptureScreenshotResponse)(nil), // 38: glovebox.agent.v1.CaptureScreenshotResponse
+	(*v1.FrozenTarget)(nil),              // 39: glovebox.agent.v1.FrozenTarget
+	(*v1.GetCursorPositionRequest)(nil),  // 40: glovebox.agent.v1.GetCursorPositionRequest
+	(*v1.GetCursorPositionResponse)(nil), // 41: glovebox.agent.v1.GetCursorPositionResponse
+	(*v1.ListWindowsRequest)(nil),        // 42: glovebox.agent.v1.ListWindowsRequest
+	(*v1.ListWindowsResponse)(nil),       // 43: glovebox.agent.v1.ListWindowsResponse
+	(*v1.WatchScreenRequest)(nil),        // 44: glovebox.agent.v1.WatchScreenRequest
+	(*v1.WatchScreenResponse)(nil),       // 45: glovebox.agent.v1.WatchScreenResponse
+	(*v1.ActRequest)(nil),                // 46: glovebox.agent.v1.ActRequest
+	(*v1.ActResponse)(nil),               // 47: glovebox.agent.v1.ActResponse
+	(*v1.ActBatchRequest)(nil),           // 48: glovebox.agent.v1.ActBatchRequest
+	(*v1.ActBatchResponse)(nil),          // 49: glovebox.agent.v1.ActBatchResponse
+	(*v1.ReadClipboardRequest)(nil),      // 50: glovebox.agent.v1.ReadClipboardRequest
+	(*v1.ReadClipboardResponse)(nil),     // 51: glovebox.agent.v1.ReadClipboardResponse
+	(*v1.WriteClipboardRequest)(nil),     // 52: glovebox.agent.v1.WriteClipboardRequest
+	(*v1.WriteClipboardResponse)(nil),    // 53: glovebox.agent.v1.WriteClipboardResponse
+	(*v1.ListAppsRequest)(nil),           // 54: glovebox.agent.v1.ListAppsRequest
+	(*v1.ListAppsResponse)(nil),          // 55: glovebox.agent.v1.ListAppsResponse
+	(*v1.GetAppRequest)(nil),             // 56: glovebox.agent.v1.GetAppRequest
+	(*v1.GetAppResponse)(nil),            // 57: glovebox.agent.v1.GetAppResponse
+	(*v1.SnapshotAppRequest)(nil),        // 58: glovebox.agent.v1.SnapshotAppRequest
+	(*v1.SnapshotAppResponse)(nil),       // 59: glovebox.agent.v1.SnapshotAppResponse
+	(*v1.SnapshotWindowRequest)(nil),     // 60: glovebox.agent.v1.SnapshotWindowRequest
+	(*v1.SnapshotWindowResponse)(nil),    // 61: glovebox.agent.v1.SnapshotWindowResponse
+	(*v1.ListBrowsersRequest)(nil),       // 62: glovebox.agent.v1.ListBrowsersRequest
+	(*v1.ListBrowsersResponse)(nil),      // 63: glovebox.agent.v1.ListBrowsersResponse
+	(*v1.GetBrowserRequest)(nil),         // 64: glovebox.agent.v1.GetBrowserRequest
+	(*v1.GetBrowserResponse)(nil),        // 65: glovebox.agent.v1.GetBrowserResponse
+	(*v1.ListTabsRequest)(nil),           // 66: glovebox.agent.v1.ListTabsRequest
+	(*v1.ListTabsResponse)(nil),          // 67: glovebox.agent.v1.ListTabsResponse
+	(*v1.SnapshotTabRequest)(nil),        // 68: glovebox.agent.v1.SnapshotTabRequest
+	(*v1.SnapshotTabResponse)(nil),       // 69: glovebox.agent.v1.SnapshotTabResponse
+	(*v1.ExtractRequest)(nil),            // 70: glovebox.agent.v1.ExtractRequest
+	(*v1.ExtractResponse)(nil),           // 71: glovebox.agent.v1.ExtractResponse
+	(*v1.CaptureTabRequest)(nil),         // 72: glovebox.agent.v1.CaptureTabRequest
+	(*v1.CaptureTabResponse)(nil),        // 73: glovebox.agent.v1.CaptureTabResponse
 }
 var file_glovebox_broker_v1_computer_proto_depIdxs = []int32{
-	34, // 0: glovebox.broker.v1.CaptureScreenshotRequest.request:type_name -> glovebox.agent.v1.CaptureScreenshotRequest
-	35, // 1: glovebox.broker.v1.CaptureScreenshotResponse.response:type_name -> glovebox.agent.v1.CaptureScreenshotResponse
-	36, // 2: glovebox.broker.v1.CaptureScreenshotResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
-	37, // 3: glovebox.broker.v1.GetCursorPositionRequest.request:type_name -> glovebox.agent.v1.GetCursorPositionRequest
-	38, // 4: glovebox.broker.v1.GetCursorPositionResponse.response:type_name -> glovebox.agent.v1.GetCursorPositionResponse
-	39, // 5: glovebox.broker.v1.ListWindowsRequest.request:type_name -> glovebox.agent.v1.ListWindowsRequest
-	40, // 6: glovebox.broker.v1.ListWindowsResponse.response:type_name -> glovebox.agent.v1.ListWindowsResponse
-	41, // 7: glovebox.broker.v1.WatchScreenRequest.request:type_name -> glovebox.agent.v1.WatchScreenRequest
-	42, // 8: glovebox.broker.v1.WatchScreenResponse.response:type_name -> glovebox.agent.v1.WatchScreenResponse
-	43, // 9: glovebox.broker.v1.ActRequest.request:type_name -> glovebox.agent.v1.ActRequest
-	44, // 10: glovebox.broker.v1.ActResponse.response:type_name -> glovebox.agent.v1.ActResponse
-	45, // 11: glovebox.broker.v1.ReadClipboardRequest.request:type_name -> glovebox.agent.v1.ReadClipboardRequest
-	46, // 12: glovebox.broker.v1.ReadClipboardResponse.response:type_name -> glovebox.agent.v1.ReadClipboardResponse
-	47, // 13: glovebox.broker.v1.WriteClipboardRequest.request:type_name -> glovebox.agent.v1.WriteClipboardRequest
-	48, // 14: glovebox.broker.v1.WriteClipboardResponse.response:type_name -> glovebox.agent.v1.WriteClipboardResponse
-	49, // 15: glovebox.broker.v1.ListAppsRequest.request:type_name -> glovebox.agent.v1.ListAppsRequest
-	50, // 16: glovebox.broker.v1.ListAppsResponse.response:type_name -> glovebox.agent.v1.ListAppsResponse
-	51, // 17: glovebox.broker.v1.GetAppRequest.request:type_name -> glovebox.agent.v1.GetAppRequest
-	52, // 18: glovebox.broker.v1.GetAppResponse.response:type_name -> glovebox.agent.v1.GetAppResponse
-	53, // 19: glovebox.broker.v1.SnapshotAppRequest.request:type_name -> glovebox.agent.v1.SnapshotAppRequest
-	54, // 20: glovebox.broker.v1.SnapshotAppResponse.response:type_name -> glovebox.agent.v1.SnapshotAppResponse
-	55, // 21: glovebox.broker.v1.SnapshotWindowRequest.request:type_name -> glovebox.agent.v1.SnapshotWindowRequest
-	56, // 22: glovebox.broker.v1.SnapshotWindowResponse.response:type_name -> glovebox.agent.v1.SnapshotWindowResponse
-	57, // 23: glovebox.broker.v1.ListBrowsersRequest.request:type_name -> glovebox.agent.v1.ListBrowsersRequest
-	58, // 24: glovebox.broker.v1.ListBrowsersResponse.response:type_name -> glovebox.agent.v1.ListBrowsersResponse
-	59, // 25: glovebox.broker.v1.GetBrowserRequest.request:type_name -> glovebox.agent.v1.GetBrowserRequest
-	60, // 26: glovebox.broker.v1.GetBrowserResponse.response:type_name -> glovebox.agent.v1.GetBrowserResponse
-	61, // 27: glovebox.broker.v1.ListTabsRequest.request:type_name -> glovebox.agent.v1.ListTabsRequest
-	62, // 28: glovebox.broker.v1.ListTabsResponse.response:type_name -> glovebox.agent.v1.ListTabsResponse
-	63, // 29: glovebox.broker.v1.SnapshotTabRequest.request:type_name -> glovebox.agent.v1.SnapshotTabRequest
-	64, // 30: glovebox.broker.v1.SnapshotTabResponse.response:type_name -> glovebox.agent.v1.SnapshotTabResponse
-	65, // 31: glovebox.broker.v1.ExtractRequest.request:type_name -> glovebox.agent.v1.ExtractRequest
-	66, // 32: glovebox.broker.v1.ExtractResponse.response:type_name -> glovebox.agent.v1.ExtractResponse
-	67, // 33: glovebox.broker.v1.CaptureTabRequest.request:type_name -> glovebox.agent.v1.CaptureTabRequest
-	68, // 34: glovebox.broker.v1.CaptureTabResponse.response:type_name -> glovebox.agent.v1.CaptureTabResponse
-	0,  // 35: glovebox.broker.v1.ComputerService.CaptureScreenshot:input_type -> glovebox.broker.v1.CaptureScreenshotRequest
-	2,  // 36: glovebox.broker.v1.ComputerService.GetCursorPosition:input_type -> glovebox.broker.v1.GetCursorPositionRequest
-	4,  // 37: glovebox.broker.v1.ComputerService.ListWindows:input_type -> glovebox.broker.v1.ListWindowsRequest
-	6,  // 38: glovebox.broker.v1.ComputerService.WatchScreen:input_type -> glovebox.broker.v1.WatchScreenRequest
-	8,  // 39: glovebox.broker.v1.ComputerService.Act:input_type -> glovebox.broker.v1.ActRequest
-	10, // 40: glovebox.broker.v1.ComputerService.ReadClipboard:input_type -> glovebox.broker.v1.ReadClipboardRequest
-	12, // 41: glovebox.broker.v1.ComputerService.WriteClipboard:input_type -> glovebox.broker.v1.WriteClipboardRequest
-	14, // 42: glovebox.broker.v1.ComputerService.ListApps:input_type -> glovebox.broker.v1.ListAppsRequest
-	16, // 43: glovebox.broker.v1.ComputerService.GetApp:input_type -> glovebox.broker.v1.GetAppRequest
-	18, // 44: glovebox.broker.v1.ComputerService.SnapshotApp:input_type -> glovebox.broker.v1.SnapshotAppRequest
-	20, // 45: glovebox.broker.v1.ComputerService.SnapshotWindow:input_type -> glovebox.broker.v1.SnapshotWindowRequest
-	22, // 46: glovebox.broker.v1.ComputerService.ListBrowsers:input_type -> glovebox.broker.v1.ListBrowsersRequest
-	24, // 47: glovebox.broker.v1.ComputerService.GetBrowser:input_type -> glovebox.broker.v1.GetBrowserRequest
-	26, // 48: glovebox.broker.v1.ComputerService.ListTabs:input_type -> glovebox.broker.v1.ListTabsRequest
-	28, // 49: glovebox.broker.v1.ComputerService.SnapshotTab:input_type -> glovebox.broker.v1.SnapshotTabRequest
-	30, // 50: glovebox.broker.v1.ComputerService.Extract:input_type -> glovebox.broker.v1.ExtractRequest
-	32, // 51: glovebox.broker.v1.ComputerService.CaptureTab:input_type -> glovebox.broker.v1.CaptureTabRequest
-	1,  // 52: glovebox.broker.v1.ComputerService.CaptureScreenshot:output_type -> glovebox.broker.v1.CaptureScreenshotResponse
-	3,  // 53: glovebox.broker.v1.ComputerService.GetCursorPosition:output_type -> glovebox.broker.v1.GetCursorPositionResponse
-	5,  // 54: glovebox.broker.v1.ComputerService.ListWindows:output_type -> glovebox.broker.v1.ListWindowsResponse
-	7,  // 55: glovebox.broker.v1.ComputerService.WatchScreen:output_type -> glovebox.broker.v1.WatchScreenResponse
-	9,  // 56: glovebox.broker.v1.ComputerService.Act:output_type -> glovebox.broker.v1.ActResponse
-	11, // 57: glovebox.broker.v1.ComputerService.ReadClipboard:output_type -> glovebox.broker.v1.ReadClipboardResponse
-	13, // 58: glovebox.broker.v1.ComputerService.WriteClipboard:output_type -> glovebox.broker.v1.WriteClipboardResponse
-	15, // 59: glovebox.broker.v1.ComputerService.ListApps:output_type -> glovebox.broker.v1.ListAppsResponse
-	17, // 60: glovebox.broker.v1.ComputerService.GetApp:output_type -> glovebox.broker.v1.GetAppResponse
-	19, // 61: glovebox.broker.v1.ComputerService.SnapshotApp:output_type -> glovebox.broker.v1.SnapshotAppResponse
-	21, // 62: glovebox.broker.v1.ComputerService.SnapshotWindow:output_type -> glovebox.broker.v1.SnapshotWindowResponse
-	23, // 63: glovebox.broker.v1.ComputerService.ListBrowsers:output_type -> glovebox.broker.v1.ListBrowsersResponse
-	25, // 64: glovebox.broker.v1.ComputerService.GetBrowser:output_type -> glovebox.broker.v1.GetBrowserResponse
-	27, // 65: glovebox.broker.v1.ComputerService.ListTabs:output_type -> glovebox.broker.v1.ListTabsResponse
-	29, // 66: glovebox.broker.v1.ComputerService.SnapshotTab:output_type -> glovebox.broker.v1.SnapshotTabResponse
-	31, // 67: glovebox.broker.v1.ComputerService.Extract:output_type -> glovebox.broker.v1.ExtractResponse
-	33, // 68: glovebox.broker.v1.ComputerService.CaptureTab:output_type -> glovebox.broker.v1.CaptureTabResponse
-	52, // [52:69] is the sub-list for method output_type
-	35, // [35:52] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	37, // 0: glovebox.broker.v1.CaptureScreenshotRequest.request:type_name -> glovebox.agent.v1.CaptureScreenshotRequest
+	38, // 1: glovebox.broker.v1.CaptureScreenshotResponse.response:type_name -> glovebox.agent.v1.CaptureScreenshotResponse
+	39, // 2: glovebox.broker.v1.CaptureScreenshotResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	40, // 3: glovebox.broker.v1.GetCursorPositionRequest.request:type_name -> glovebox.agent.v1.GetCursorPositionRequest
+	41, // 4: glovebox.broker.v1.GetCursorPositionResponse.response:type_name -> glovebox.agent.v1.GetCursorPositionResponse
+	42, // 5: glovebox.broker.v1.ListWindowsRequest.request:type_name -> glovebox.agent.v1.ListWindowsRequest
+	43, // 6: glovebox.broker.v1.ListWindowsResponse.response:type_name -> glovebox.agent.v1.ListWindowsResponse
+	44, // 7: glovebox.broker.v1.WatchScreenRequest.request:type_name -> glovebox.agent.v1.WatchScreenRequest
+	45, // 8: glovebox.broker.v1.WatchScreenResponse.response:type_name -> glovebox.agent.v1.WatchScreenResponse
+	46, // 9: glovebox.broker.v1.ActRequest.request:type_name -> glovebox.agent.v1.ActRequest
+	47, // 10: glovebox.broker.v1.ActResponse.response:type_name -> glovebox.agent.v1.ActResponse
+	12, // 11: glovebox.broker.v1.ActResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
+	48, // 12: glovebox.broker.v1.ActBatchRequest.request:type_name -> glovebox.agent.v1.ActBatchRequest
+	49, // 13: glovebox.broker.v1.ActBatchResponse.response:type_name -> glovebox.agent.v1.ActBatchResponse
+	12, // 14: glovebox.broker.v1.ActBatchResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
+	50, // 15: glovebox.broker.v1.ReadClipboardRequest.request:type_name -> glovebox.agent.v1.ReadClipboardRequest
+	51, // 16: glovebox.broker.v1.ReadClipboardResponse.response:type_name -> glovebox.agent.v1.ReadClipboardResponse
+	52, // 17: glovebox.broker.v1.WriteClipboardRequest.request:type_name -> glovebox.agent.v1.WriteClipboardRequest
+	53, // 18: glovebox.broker.v1.WriteClipboardResponse.response:type_name -> glovebox.agent.v1.WriteClipboardResponse
+	12, // 19: glovebox.broker.v1.WriteClipboardResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
+	54, // 20: glovebox.broker.v1.ListAppsRequest.request:type_name -> glovebox.agent.v1.ListAppsRequest
+	55, // 21: glovebox.broker.v1.ListAppsResponse.response:type_name -> glovebox.agent.v1.ListAppsResponse
+	56, // 22: glovebox.broker.v1.GetAppRequest.request:type_name -> glovebox.agent.v1.GetAppRequest
+	57, // 23: glovebox.broker.v1.GetAppResponse.response:type_name -> glovebox.agent.v1.GetAppResponse
+	12, // 24: glovebox.broker.v1.GetAppResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
+	58, // 25: glovebox.broker.v1.SnapshotAppRequest.request:type_name -> glovebox.agent.v1.SnapshotAppRequest
+	59, // 26: glovebox.broker.v1.SnapshotAppResponse.response:type_name -> glovebox.agent.v1.SnapshotAppResponse
+	60, // 27: glovebox.broker.v1.SnapshotWindowRequest.request:type_name -> glovebox.agent.v1.SnapshotWindowRequest
+	61, // 28: glovebox.broker.v1.SnapshotWindowResponse.response:type_name -> glovebox.agent.v1.SnapshotWindowResponse
+	62, // 29: glovebox.broker.v1.ListBrowsersRequest.request:type_name -> glovebox.agent.v1.ListBrowsersRequest
+	63, // 30: glovebox.broker.v1.ListBrowsersResponse.response:type_name -> glovebox.agent.v1.ListBrowsersResponse
+	12, // 31: glovebox.broker.v1.ListBrowsersResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
+	64, // 32: glovebox.broker.v1.GetBrowserRequest.request:type_name -> glovebox.agent.v1.GetBrowserRequest
+	65, // 33: glovebox.broker.v1.GetBrowserResponse.response:type_name -> glovebox.agent.v1.GetBrowserResponse
+	66, // 34: glovebox.broker.v1.ListTabsRequest.request:type_name -> glovebox.agent.v1.ListTabsRequest
+	67, // 35: glovebox.broker.v1.ListTabsResponse.response:type_name -> glovebox.agent.v1.ListTabsResponse
+	68, // 36: glovebox.broker.v1.SnapshotTabRequest.request:type_name -> glovebox.agent.v1.SnapshotTabRequest
+	69, // 37: glovebox.broker.v1.SnapshotTabResponse.response:type_name -> glovebox.agent.v1.SnapshotTabResponse
+	70, // 38: glovebox.broker.v1.ExtractRequest.request:type_name -> glovebox.agent.v1.ExtractRequest
+	71, // 39: glovebox.broker.v1.ExtractResponse.response:type_name -> glovebox.agent.v1.ExtractResponse
+	72, // 40: glovebox.broker.v1.CaptureTabRequest.request:type_name -> glovebox.agent.v1.CaptureTabRequest
+	73, // 41: glovebox.broker.v1.CaptureTabResponse.response:type_name -> glovebox.agent.v1.CaptureTabResponse
+	0,  // 42: glovebox.broker.v1.ComputerService.CaptureScreenshot:input_type -> glovebox.broker.v1.CaptureScreenshotRequest
+	2,  // 43: glovebox.broker.v1.ComputerService.GetCursorPosition:input_type -> glovebox.broker.v1.GetCursorPositionRequest
+	4,  // 44: glovebox.broker.v1.ComputerService.ListWindows:input_type -> glovebox.broker.v1.ListWindowsRequest
+	6,  // 45: glovebox.broker.v1.ComputerService.WatchScreen:input_type -> glovebox.broker.v1.WatchScreenRequest
+	8,  // 46: glovebox.broker.v1.ComputerService.Act:input_type -> glovebox.broker.v1.ActRequest
+	10, // 47: glovebox.broker.v1.ComputerService.ActBatch:input_type -> glovebox.broker.v1.ActBatchRequest
+	13, // 48: glovebox.broker.v1.ComputerService.ReadClipboard:input_type -> glovebox.broker.v1.ReadClipboardRequest
+	15, // 49: glovebox.broker.v1.ComputerService.WriteClipboard:input_type -> glovebox.broker.v1.WriteClipboardRequest
+	17, // 50: glovebox.broker.v1.ComputerService.ListApps:input_type -> glovebox.broker.v1.ListAppsRequest
+	19, // 51: glovebox.broker.v1.ComputerService.GetApp:input_type -> glovebox.broker.v1.GetAppRequest
+	21, // 52: glovebox.broker.v1.ComputerService.SnapshotApp:input_type -> glovebox.broker.v1.SnapshotAppRequest
+	23, // 53: glovebox.broker.v1.ComputerService.SnapshotWindow:input_type -> glovebox.broker.v1.SnapshotWindowRequest
+	25, // 54: glovebox.broker.v1.ComputerService.ListBrowsers:input_type -> glovebox.broker.v1.ListBrowsersRequest
+	27, // 55: glovebox.broker.v1.ComputerService.GetBrowser:input_type -> glovebox.broker.v1.GetBrowserRequest
+	29, // 56: glovebox.broker.v1.ComputerService.ListTabs:input_type -> glovebox.broker.v1.ListTabsRequest
+	31, // 57: glovebox.broker.v1.ComputerService.SnapshotTab:input_type -> glovebox.broker.v1.SnapshotTabRequest
+	33, // 58: glovebox.broker.v1.ComputerService.Extract:input_type -> glovebox.broker.v1.ExtractRequest
+	35, // 59: glovebox.broker.v1.ComputerService.CaptureTab:input_type -> glovebox.broker.v1.CaptureTabRequest
+	1,  // 60: glovebox.broker.v1.ComputerService.CaptureScreenshot:output_type -> glovebox.broker.v1.CaptureScreenshotResponse
+	3,  // 61: glovebox.broker.v1.ComputerService.GetCursorPosition:output_type -> glovebox.broker.v1.GetCursorPositionResponse
+	5,  // 62: glovebox.broker.v1.ComputerService.ListWindows:output_type -> glovebox.broker.v1.ListWindowsResponse
+	7,  // 63: glovebox.broker.v1.ComputerService.WatchScreen:output_type -> glovebox.broker.v1.WatchScreenResponse
+	9,  // 64: glovebox.broker.v1.ComputerService.Act:output_type -> glovebox.broker.v1.ActResponse
+	11, // 65: glovebox.broker.v1.ComputerService.ActBatch:output_type -> glovebox.broker.v1.ActBatchResponse
+	14, // 66: glovebox.broker.v1.ComputerService.ReadClipboard:output_type -> glovebox.broker.v1.ReadClipboardResponse
+	16, // 67: glovebox.broker.v1.ComputerService.WriteClipboard:output_type -> glovebox.broker.v1.WriteClipboardResponse
+	18, // 68: glovebox.broker.v1.ComputerService.ListApps:output_type -> glovebox.broker.v1.ListAppsResponse
+	20, // 69: glovebox.broker.v1.ComputerService.GetApp:output_type -> glovebox.broker.v1.GetAppResponse
+	22, // 70: glovebox.broker.v1.ComputerService.SnapshotApp:output_type -> glovebox.broker.v1.SnapshotAppResponse
+	24, // 71: glovebox.broker.v1.ComputerService.SnapshotWindow:output_type -> glovebox.broker.v1.SnapshotWindowResponse
+	26, // 72: glovebox.broker.v1.ComputerService.ListBrowsers:output_type -> glovebox.broker.v1.ListBrowsersResponse
+	28, // 73: glovebox.broker.v1.ComputerService.GetBrowser:output_type -> glovebox.broker.v1.GetBrowserResponse
+	30, // 74: glovebox.broker.v1.ComputerService.ListTabs:output_type -> glovebox.broker.v1.ListTabsResponse
+	32, // 75: glovebox.broker.v1.ComputerService.SnapshotTab:output_type -> glovebox.broker.v1.SnapshotTabResponse
+	34, // 76: glovebox.broker.v1.ComputerService.Extract:output_type -> glovebox.broker.v1.ExtractResponse
+	36, // 77: glovebox.broker.v1.ComputerService.CaptureTab:output_type -> glovebox.broker.v1.CaptureTabResponse
+	60, // [60:78] is the sub-list for method output_type
+	42, // [42:60] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_broker_v1_computer_proto_init() }
@@ -2159,7 +2441,7 @@ func file_glovebox_broker_v1_computer_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_broker_v1_computer_proto_rawDesc), len(file_glovebox_broker_v1_computer_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   34,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

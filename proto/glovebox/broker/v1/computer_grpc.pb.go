@@ -24,6 +24,7 @@ const (
 	ComputerService_ListWindows_FullMethodName       = "/glovebox.broker.v1.ComputerService/ListWindows"
 	ComputerService_WatchScreen_FullMethodName       = "/glovebox.broker.v1.ComputerService/WatchScreen"
 	ComputerService_Act_FullMethodName               = "/glovebox.broker.v1.ComputerService/Act"
+	ComputerService_ActBatch_FullMethodName          = "/glovebox.broker.v1.ComputerService/ActBatch"
 	ComputerService_ReadClipboard_FullMethodName     = "/glovebox.broker.v1.ComputerService/ReadClipboard"
 	ComputerService_WriteClipboard_FullMethodName    = "/glovebox.broker.v1.ComputerService/WriteClipboard"
 	ComputerService_ListApps_FullMethodName          = "/glovebox.broker.v1.ComputerService/ListApps"
@@ -63,7 +64,18 @@ type ComputerServiceClient interface {
 	WatchScreen(ctx context.Context, in *WatchScreenRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchScreenResponse], error)
 	// Act performs one action on the guest (mutation). The agent request's owner must be empty or the session id;
 	// the broker sets it to the session id. Its intent is durable in the audit log before it is sent to the guest.
+	// wait and wait_for are observations: they never enter the guest's mutation queue (another session's click
+	// goes ahead during a 60 s wait), are allowed while a human holds control and in observe-only sessions, and are
+	// audited as one COMPLETE record.
 	Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error)
+	// ActBatch performs 1..64 actions in order (the agent's ActBatch) with one durable INTENT record before the
+	// first and one OUTCOME record after the last. Every action is validated, checked against control, the
+	// session's mode, policy (each action's own confirm) and frozen before anything is sent: one refusal refuses
+	// the whole batch and nothing is done (INVALID_ARGUMENT names `request.actions[i]...`). Each action takes a
+	// token of the session's rate. The batch holds the guest's mutation queue from its first action to its last.
+	// A failure at run time stops the batch: the response has the results of the actions done and
+	// response.failure the action that failed.
+	ActBatch(ctx context.Context, in *ActBatchRequest, opts ...grpc.CallOption) (*ActBatchResponse, error)
 	// ReadClipboard reads the guest's clipboard (observation; the text is never audited, only its length and keyed
 	// hash).
 	ReadClipboard(ctx context.Context, in *ReadClipboardRequest, opts ...grpc.CallOption) (*ReadClipboardResponse, error)
@@ -152,6 +164,16 @@ func (c *computerServiceClient) Act(ctx context.Context, in *ActRequest, opts ..
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ActResponse)
 	err := c.cc.Invoke(ctx, ComputerService_Act_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computerServiceClient) ActBatch(ctx context.Context, in *ActBatchRequest, opts ...grpc.CallOption) (*ActBatchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ActBatchResponse)
+	err := c.cc.Invoke(ctx, ComputerService_ActBatch_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +325,18 @@ type ComputerServiceServer interface {
 	WatchScreen(*WatchScreenRequest, grpc.ServerStreamingServer[WatchScreenResponse]) error
 	// Act performs one action on the guest (mutation). The agent request's owner must be empty or the session id;
 	// the broker sets it to the session id. Its intent is durable in the audit log before it is sent to the guest.
+	// wait and wait_for are observations: they never enter the guest's mutation queue (another session's click
+	// goes ahead during a 60 s wait), are allowed while a human holds control and in observe-only sessions, and are
+	// audited as one COMPLETE record.
 	Act(context.Context, *ActRequest) (*ActResponse, error)
+	// ActBatch performs 1..64 actions in order (the agent's ActBatch) with one durable INTENT record before the
+	// first and one OUTCOME record after the last. Every action is validated, checked against control, the
+	// session's mode, policy (each action's own confirm) and frozen before anything is sent: one refusal refuses
+	// the whole batch and nothing is done (INVALID_ARGUMENT names `request.actions[i]...`). Each action takes a
+	// token of the session's rate. The batch holds the guest's mutation queue from its first action to its last.
+	// A failure at run time stops the batch: the response has the results of the actions done and
+	// response.failure the action that failed.
+	ActBatch(context.Context, *ActBatchRequest) (*ActBatchResponse, error)
 	// ReadClipboard reads the guest's clipboard (observation; the text is never audited, only its length and keyed
 	// hash).
 	ReadClipboard(context.Context, *ReadClipboardRequest) (*ReadClipboardResponse, error)
@@ -353,6 +386,9 @@ func (UnimplementedComputerServiceServer) WatchScreen(*WatchScreenRequest, grpc.
 }
 func (UnimplementedComputerServiceServer) Act(context.Context, *ActRequest) (*ActResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Act not implemented")
+}
+func (UnimplementedComputerServiceServer) ActBatch(context.Context, *ActBatchRequest) (*ActBatchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ActBatch not implemented")
 }
 func (UnimplementedComputerServiceServer) ReadClipboard(context.Context, *ReadClipboardRequest) (*ReadClipboardResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReadClipboard not implemented")
@@ -490,6 +526,24 @@ func _ComputerService_Act_Handler(srv interface{}, ctx context.Context, dec func
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(ComputerServiceServer).Act(ctx, req.(*ActRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ComputerService_ActBatch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ActBatchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).ActBatch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_ActBatch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).ActBatch(ctx, req.(*ActBatchRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -732,6 +786,10 @@ var ComputerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Act",
 			Handler:    _ComputerService_Act_Handler,
+		},
+		{
+			MethodName: "ActBatch",
+			Handler:    _ComputerService_ActBatch_Handler,
 		},
 		{
 			MethodName: "ReadClipboard",

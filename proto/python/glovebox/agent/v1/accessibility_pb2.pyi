@@ -52,16 +52,22 @@ class GetAppRequest(_message.Message):
     def __init__(self, app_id: _Optional[str] = ..., name: _Optional[str] = ..., launch: bool = ..., args: _Optional[_Iterable[str]] = ..., launch_timeout_ms: _Optional[int] = ...) -> None: ...
 
 class GetAppResponse(_message.Message):
-    __slots__ = ["accessible", "app", "launched", "pid"]
+    __slots__ = ["accessible", "app", "effect", "launched", "pid", "target", "timing"]
     ACCESSIBLE_FIELD_NUMBER: _ClassVar[int]
     APP_FIELD_NUMBER: _ClassVar[int]
+    EFFECT_FIELD_NUMBER: _ClassVar[int]
     LAUNCHED_FIELD_NUMBER: _ClassVar[int]
     PID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    TIMING_FIELD_NUMBER: _ClassVar[int]
     accessible: bool
     app: App
+    effect: _common_pb2.Effect
     launched: bool
     pid: int
-    def __init__(self, app: _Optional[_Union[App, _Mapping]] = ..., launched: bool = ..., accessible: bool = ..., pid: _Optional[int] = ...) -> None: ...
+    target: _common_pb2.FrozenTarget
+    timing: _common_pb2.Timing
+    def __init__(self, app: _Optional[_Union[App, _Mapping]] = ..., launched: bool = ..., accessible: bool = ..., pid: _Optional[int] = ..., effect: _Optional[_Union[_common_pb2.Effect, str]] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., timing: _Optional[_Union[_common_pb2.Timing, _Mapping]] = ...) -> None: ...
 
 class ListAppsRequest(_message.Message):
     __slots__ = []

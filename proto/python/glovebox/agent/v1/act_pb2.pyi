@@ -4,19 +4,32 @@ from glovebox.agent.v1 import element_actions_pb2 as _element_actions_pb2
 from glovebox.agent.v1 import page_actions_pb2 as _page_actions_pb2
 from glovebox.agent.v1 import snapshot_pb2 as _snapshot_pb2
 from google.protobuf.internal import containers as _containers
-from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
-EFFECT_DONE: Effect
-EFFECT_UNSPECIFIED: Effect
-EFFECT_UNVERIFIABLE: Effect
-EFFECT_VERIFIED: Effect
+
+class ActBatchRequest(_message.Message):
+    __slots__ = ["actions", "owner", "request_id"]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedCompositeFieldContainer[ActRequest]
+    owner: str
+    request_id: str
+    def __init__(self, owner: _Optional[str] = ..., request_id: _Optional[str] = ..., actions: _Optional[_Iterable[_Union[ActRequest, _Mapping]]] = ...) -> None: ...
+
+class ActBatchResponse(_message.Message):
+    __slots__ = ["failure", "results"]
+    FAILURE_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    failure: BatchFailure
+    results: _containers.RepeatedCompositeFieldContainer[ActResponse]
+    def __init__(self, results: _Optional[_Iterable[_Union[ActResponse, _Mapping]]] = ..., failure: _Optional[_Union[BatchFailure, _Mapping]] = ...) -> None: ...
 
 class ActRequest(_message.Message):
-    __slots__ = ["activate_tab", "click", "close_tab", "confirm", "drag", "element_click", "element_do_action", "element_focus", "element_scroll_into_view", "element_select_text", "element_set_value", "fill", "history", "hold_key", "hover", "key", "key_down", "key_up", "mouse_down", "mouse_move", "mouse_up", "navigate", "new_tab", "observe", "owner", "page_click", "page_drag", "page_key_down", "page_key_up", "page_scroll", "page_select_text", "page_type", "paste", "press", "release_all", "reload", "request_id", "scroll", "secondary_action", "set_value", "set_viewport", "stop_loading", "target", "type", "wait", "wait_for"]
+    __slots__ = ["activate_tab", "click", "close_tab", "confirm", "drag", "element_click", "element_do_action", "element_focus", "element_scroll_into_view", "element_select_text", "element_set_value", "fill", "history", "hold_key", "hover", "key", "key_down", "key_up", "mouse_down", "mouse_move", "mouse_up", "navigate", "new_tab", "observe", "owner", "page_click", "page_drag", "page_key_down", "page_key_up", "page_scroll", "page_select_text", "page_type", "paste", "press", "release_all", "reload", "request_id", "scroll", "secondary_action", "set_value", "set_viewport", "stop_loading", "target", "type", "wait", "wait_for", "watch_ms"]
     ACTIVATE_TAB_FIELD_NUMBER: _ClassVar[int]
     CLICK_FIELD_NUMBER: _ClassVar[int]
     CLOSE_TAB_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +76,7 @@ class ActRequest(_message.Message):
     TYPE_FIELD_NUMBER: _ClassVar[int]
     WAIT_FIELD_NUMBER: _ClassVar[int]
     WAIT_FOR_FIELD_NUMBER: _ClassVar[int]
+    WATCH_MS_FIELD_NUMBER: _ClassVar[int]
     activate_tab: _page_actions_pb2.ActivateTab
     click: Click
     close_tab: _page_actions_pb2.CloseTab
@@ -109,12 +123,14 @@ class ActRequest(_message.Message):
     type: TypeText
     wait: Wait
     wait_for: _page_actions_pb2.WaitFor
-    def __init__(self, owner: _Optional[str] = ..., request_id: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.Target, _Mapping]] = ..., confirm: bool = ..., observe: _Optional[_Union[ObserveAfter, _Mapping]] = ..., mouse_move: _Optional[_Union[MouseMove, _Mapping]] = ..., click: _Optional[_Union[Click, _Mapping]] = ..., mouse_down: _Optional[_Union[MouseDown, _Mapping]] = ..., mouse_up: _Optional[_Union[MouseUp, _Mapping]] = ..., drag: _Optional[_Union[Drag, _Mapping]] = ..., scroll: _Optional[_Union[Scroll, _Mapping]] = ..., key: _Optional[_Union[Key, _Mapping]] = ..., key_down: _Optional[_Union[KeyDown, _Mapping]] = ..., key_up: _Optional[_Union[KeyUp, _Mapping]] = ..., hold_key: _Optional[_Union[HoldKey, _Mapping]] = ..., type: _Optional[_Union[TypeText, _Mapping]] = ..., wait: _Optional[_Union[Wait, _Mapping]] = ..., release_all: _Optional[_Union[ReleaseAll, _Mapping]] = ..., element_click: _Optional[_Union[_element_actions_pb2.ElementClick, _Mapping]] = ..., element_focus: _Optional[_Union[_element_actions_pb2.ElementFocus, _Mapping]] = ..., element_set_value: _Optional[_Union[_element_actions_pb2.ElementSetValue, _Mapping]] = ..., element_select_text: _Optional[_Union[_element_actions_pb2.ElementSelectText, _Mapping]] = ..., element_do_action: _Optional[_Union[_element_actions_pb2.ElementDoAction, _Mapping]] = ..., element_scroll_into_view: _Optional[_Union[_element_actions_pb2.ElementScrollIntoView, _Mapping]] = ..., new_tab: _Optional[_Union[_page_actions_pb2.NewTab, _Mapping]] = ..., close_tab: _Optional[_Union[_page_actions_pb2.CloseTab, _Mapping]] = ..., activate_tab: _Optional[_Union[_page_actions_pb2.ActivateTab, _Mapping]] = ..., navigate: _Optional[_Union[_page_actions_pb2.Navigate, _Mapping]] = ..., reload: _Optional[_Union[_page_actions_pb2.Reload, _Mapping]] = ..., stop_loading: _Optional[_Union[_page_actions_pb2.StopLoading, _Mapping]] = ..., history: _Optional[_Union[_page_actions_pb2.History, _Mapping]] = ..., page_click: _Optional[_Union[_page_actions_pb2.PageClick, _Mapping]] = ..., fill: _Optional[_Union[_page_actions_pb2.Fill, _Mapping]] = ..., page_type: _Optional[_Union[_page_actions_pb2.PageType, _Mapping]] = ..., press: _Optional[_Union[_page_actions_pb2.Press, _Mapping]] = ..., page_key_down: _Optional[_Union[_page_actions_pb2.PageKeyDown, _Mapping]] = ..., page_key_up: _Optional[_Union[_page_actions_pb2.PageKeyUp, _Mapping]] = ..., set_value: _Optional[_Union[_page_actions_pb2.SetValue, _Mapping]] = ..., page_select_text: _Optional[_Union[_page_actions_pb2.PageSelectText, _Mapping]] = ..., paste: _Optional[_Union[_page_actions_pb2.Paste, _Mapping]] = ..., page_scroll: _Optional[_Union[_page_actions_pb2.PageScroll, _Mapping]] = ..., hover: _Optional[_Union[_page_actions_pb2.Hover, _Mapping]] = ..., page_drag: _Optional[_Union[_page_actions_pb2.PageDrag, _Mapping]] = ..., set_viewport: _Optional[_Union[_page_actions_pb2.SetViewport, _Mapping]] = ..., wait_for: _Optional[_Union[_page_actions_pb2.WaitFor, _Mapping]] = ..., secondary_action: _Optional[_Union[_page_actions_pb2.SecondaryAction, _Mapping]] = ...) -> None: ...
+    watch_ms: int
+    def __init__(self, owner: _Optional[str] = ..., request_id: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.Target, _Mapping]] = ..., confirm: bool = ..., observe: _Optional[_Union[ObserveAfter, _Mapping]] = ..., watch_ms: _Optional[int] = ..., mouse_move: _Optional[_Union[MouseMove, _Mapping]] = ..., click: _Optional[_Union[Click, _Mapping]] = ..., mouse_down: _Optional[_Union[MouseDown, _Mapping]] = ..., mouse_up: _Optional[_Union[MouseUp, _Mapping]] = ..., drag: _Optional[_Union[Drag, _Mapping]] = ..., scroll: _Optional[_Union[Scroll, _Mapping]] = ..., key: _Optional[_Union[Key, _Mapping]] = ..., key_down: _Optional[_Union[KeyDown, _Mapping]] = ..., key_up: _Optional[_Union[KeyUp, _Mapping]] = ..., hold_key: _Optional[_Union[HoldKey, _Mapping]] = ..., type: _Optional[_Union[TypeText, _Mapping]] = ..., wait: _Optional[_Union[Wait, _Mapping]] = ..., release_all: _Optional[_Union[ReleaseAll, _Mapping]] = ..., element_click: _Optional[_Union[_element_actions_pb2.ElementClick, _Mapping]] = ..., element_focus: _Optional[_Union[_element_actions_pb2.ElementFocus, _Mapping]] = ..., element_set_value: _Optional[_Union[_element_actions_pb2.ElementSetValue, _Mapping]] = ..., element_select_text: _Optional[_Union[_element_actions_pb2.ElementSelectText, _Mapping]] = ..., element_do_action: _Optional[_Union[_element_actions_pb2.ElementDoAction, _Mapping]] = ..., element_scroll_into_view: _Optional[_Union[_element_actions_pb2.ElementScrollIntoView, _Mapping]] = ..., new_tab: _Optional[_Union[_page_actions_pb2.NewTab, _Mapping]] = ..., close_tab: _Optional[_Union[_page_actions_pb2.CloseTab, _Mapping]] = ..., activate_tab: _Optional[_Union[_page_actions_pb2.ActivateTab, _Mapping]] = ..., navigate: _Optional[_Union[_page_actions_pb2.Navigate, _Mapping]] = ..., reload: _Optional[_Union[_page_actions_pb2.Reload, _Mapping]] = ..., stop_loading: _Optional[_Union[_page_actions_pb2.StopLoading, _Mapping]] = ..., history: _Optional[_Union[_page_actions_pb2.History, _Mapping]] = ..., page_click: _Optional[_Union[_page_actions_pb2.PageClick, _Mapping]] = ..., fill: _Optional[_Union[_page_actions_pb2.Fill, _Mapping]] = ..., page_type: _Optional[_Union[_page_actions_pb2.PageType, _Mapping]] = ..., press: _Optional[_Union[_page_actions_pb2.Press, _Mapping]] = ..., page_key_down: _Optional[_Union[_page_actions_pb2.PageKeyDown, _Mapping]] = ..., page_key_up: _Optional[_Union[_page_actions_pb2.PageKeyUp, _Mapping]] = ..., set_value: _Optional[_Union[_page_actions_pb2.SetValue, _Mapping]] = ..., page_select_text: _Optional[_Union[_page_actions_pb2.PageSelectText, _Mapping]] = ..., paste: _Optional[_Union[_page_actions_pb2.Paste, _Mapping]] = ..., page_scroll: _Optional[_Union[_page_actions_pb2.PageScroll, _Mapping]] = ..., hover: _Optional[_Union[_page_actions_pb2.Hover, _Mapping]] = ..., page_drag: _Optional[_Union[_page_actions_pb2.PageDrag, _Mapping]] = ..., set_viewport: _Optional[_Union[_page_actions_pb2.SetViewport, _Mapping]] = ..., wait_for: _Optional[_Union[_page_actions_pb2.WaitFor, _Mapping]] = ..., secondary_action: _Optional[_Union[_page_actions_pb2.SecondaryAction, _Mapping]] = ...) -> None: ...
 
 class ActResponse(_message.Message):
-    __slots__ = ["characters_remapped", "characters_typed", "effect", "held", "observation", "paste_path", "pointer", "released", "scroll_after", "scroll_before", "selection", "tab", "target", "timing", "used_element_action", "value"]
+    __slots__ = ["characters_remapped", "characters_typed", "damage", "effect", "held", "observation", "paste_path", "pointer", "released", "scroll_after", "scroll_before", "selection", "tab", "target", "timing", "used_element_action", "value"]
     CHARACTERS_REMAPPED_FIELD_NUMBER: _ClassVar[int]
     CHARACTERS_TYPED_FIELD_NUMBER: _ClassVar[int]
+    DAMAGE_FIELD_NUMBER: _ClassVar[int]
     EFFECT_FIELD_NUMBER: _ClassVar[int]
     HELD_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
@@ -131,7 +147,8 @@ class ActResponse(_message.Message):
     VALUE_FIELD_NUMBER: _ClassVar[int]
     characters_remapped: int
     characters_typed: int
-    effect: Effect
+    damage: _common_pb2.Rect
+    effect: _common_pb2.Effect
     held: _containers.RepeatedCompositeFieldContainer[HeldInput]
     observation: Observation
     paste_path: _page_actions_pb2.PastePath
@@ -142,10 +159,20 @@ class ActResponse(_message.Message):
     selection: _snapshot_pb2.TextRange
     tab: _browser_pb2.Tab
     target: _common_pb2.FrozenTarget
-    timing: Timing
+    timing: _common_pb2.Timing
     used_element_action: bool
     value: str
-    def __init__(self, effect: _Optional[_Union[Effect, str]] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., timing: _Optional[_Union[Timing, _Mapping]] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., held: _Optional[_Iterable[_Union[HeldInput, _Mapping]]] = ..., released: _Optional[_Iterable[_Union[HeldInput, _Mapping]]] = ..., characters_typed: _Optional[int] = ..., characters_remapped: _Optional[int] = ..., pointer: _Optional[_Union[_common_pb2.Point, _Mapping]] = ..., value: _Optional[str] = ..., selection: _Optional[_Union[_snapshot_pb2.TextRange, _Mapping]] = ..., scroll_before: _Optional[_Union[_page_actions_pb2.ScrollPosition, _Mapping]] = ..., scroll_after: _Optional[_Union[_page_actions_pb2.ScrollPosition, _Mapping]] = ..., paste_path: _Optional[_Union[_page_actions_pb2.PastePath, str]] = ..., tab: _Optional[_Union[_browser_pb2.Tab, _Mapping]] = ..., used_element_action: bool = ...) -> None: ...
+    def __init__(self, effect: _Optional[_Union[_common_pb2.Effect, str]] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., timing: _Optional[_Union[_common_pb2.Timing, _Mapping]] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., held: _Optional[_Iterable[_Union[HeldInput, _Mapping]]] = ..., released: _Optional[_Iterable[_Union[HeldInput, _Mapping]]] = ..., characters_typed: _Optional[int] = ..., characters_remapped: _Optional[int] = ..., pointer: _Optional[_Union[_common_pb2.Point, _Mapping]] = ..., value: _Optional[str] = ..., selection: _Optional[_Union[_snapshot_pb2.TextRange, _Mapping]] = ..., scroll_before: _Optional[_Union[_page_actions_pb2.ScrollPosition, _Mapping]] = ..., scroll_after: _Optional[_Union[_page_actions_pb2.ScrollPosition, _Mapping]] = ..., paste_path: _Optional[_Union[_page_actions_pb2.PastePath, str]] = ..., tab: _Optional[_Union[_browser_pb2.Tab, _Mapping]] = ..., used_element_action: bool = ..., damage: _Optional[_Union[_common_pb2.Rect, _Mapping]] = ...) -> None: ...
+
+class BatchFailure(_message.Message):
+    __slots__ = ["index", "message", "reason"]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    message: str
+    reason: _common_pb2.ErrorReason
+    def __init__(self, index: _Optional[int] = ..., reason: _Optional[_Union[_common_pb2.ErrorReason, str]] = ..., message: _Optional[str] = ...) -> None: ...
 
 class Click(_message.Message):
     __slots__ = ["at", "button", "count", "modifiers"]
@@ -267,22 +294,6 @@ class Scroll(_message.Message):
     modifiers: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, at: _Optional[_Union[_common_pb2.Point, _Mapping]] = ..., dx: _Optional[int] = ..., dy: _Optional[int] = ..., modifiers: _Optional[_Iterable[str]] = ...) -> None: ...
 
-class Timing(_message.Message):
-    __slots__ = ["dispatch_us", "queue_us", "resolve_us", "settle_us", "total_us", "validate_us"]
-    DISPATCH_US_FIELD_NUMBER: _ClassVar[int]
-    QUEUE_US_FIELD_NUMBER: _ClassVar[int]
-    RESOLVE_US_FIELD_NUMBER: _ClassVar[int]
-    SETTLE_US_FIELD_NUMBER: _ClassVar[int]
-    TOTAL_US_FIELD_NUMBER: _ClassVar[int]
-    VALIDATE_US_FIELD_NUMBER: _ClassVar[int]
-    dispatch_us: int
-    queue_us: int
-    resolve_us: int
-    settle_us: int
-    total_us: int
-    validate_us: int
-    def __init__(self, validate_us: _Optional[int] = ..., queue_us: _Optional[int] = ..., resolve_us: _Optional[int] = ..., dispatch_us: _Optional[int] = ..., settle_us: _Optional[int] = ..., total_us: _Optional[int] = ...) -> None: ...
-
 class TypeText(_message.Message):
     __slots__ = ["delay_ms", "text"]
     DELAY_MS_FIELD_NUMBER: _ClassVar[int]
@@ -296,6 +307,3 @@ class Wait(_message.Message):
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
     duration_ms: int
     def __init__(self, duration_ms: _Optional[int] = ...) -> None: ...
-
-class Effect(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
-    __slots__ = []

@@ -8,7 +8,8 @@ from glovebox.agent.v1 import act_pb2 as glovebox_dot_agent_dot_v1_dot_act__pb2
 class ActServiceStub(object):
     """ActService changes the desktop: mouse and keyboard. Every request is validated completely before anything
     happens; a bad request gets INVALID_ARGUMENT with a google.rpc.BadRequest naming each bad field and does
-    nothing. Actions on one agent are serialized (there is one input device).
+    nothing. Actions on one agent are serialized (there is one input device), except wait and wait_for: they are
+    observations and never hold the queue, so a long wait never delays another request's input.
     """
 
     def __init__(self, channel):
@@ -22,12 +23,18 @@ class ActServiceStub(object):
                 request_serializer=glovebox_dot_agent_dot_v1_dot_act__pb2.ActRequest.SerializeToString,
                 response_deserializer=glovebox_dot_agent_dot_v1_dot_act__pb2.ActResponse.FromString,
                 )
+        self.ActBatch = channel.unary_unary(
+                '/glovebox.agent.v1.ActService/ActBatch',
+                request_serializer=glovebox_dot_agent_dot_v1_dot_act__pb2.ActBatchRequest.SerializeToString,
+                response_deserializer=glovebox_dot_agent_dot_v1_dot_act__pb2.ActBatchResponse.FromString,
+                )
 
 
 class ActServiceServicer(object):
     """ActService changes the desktop: mouse and keyboard. Every request is validated completely before anything
     happens; a bad request gets INVALID_ARGUMENT with a google.rpc.BadRequest naming each bad field and does
-    nothing. Actions on one agent are serialized (there is one input device).
+    nothing. Actions on one agent are serialized (there is one input device), except wait and wait_for: they are
+    observations and never hold the queue, so a long wait never delays another request's input.
     """
 
     def Act(self, request, context):
@@ -41,6 +48,20 @@ class ActServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ActBatch(self, request, context):
+        """ActBatch performs 1..64 actions in order in one request, stopping at the first that fails. The whole batch
+        is validated (statically and against the screen) before any action runs: one bad action refuses the batch
+        with INVALID_ARGUMENT naming `actions[i]....` and nothing is done. The batch holds the mutation queue from
+        its first action to its last (a wait inside a batch holds it too; the pauses of a whole batch, waits,
+        hold_key and typing and drag delays included, are bounded to 60 s). A failure at run time is not an RPC
+        error: the response has the results of the actions done and `failure` names the action that failed and why;
+        the actions after it are not attempted. Errors: as Act, for the batch as a whole (INVALID_ARGUMENT,
+        CAPABILITY_UNAVAILABLE, GENERATION_CHANGED, DUPLICATE_REQUEST).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ActServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -48,6 +69,11 @@ def add_ActServiceServicer_to_server(servicer, server):
                     servicer.Act,
                     request_deserializer=glovebox_dot_agent_dot_v1_dot_act__pb2.ActRequest.FromString,
                     response_serializer=glovebox_dot_agent_dot_v1_dot_act__pb2.ActResponse.SerializeToString,
+            ),
+            'ActBatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.ActBatch,
+                    request_deserializer=glovebox_dot_agent_dot_v1_dot_act__pb2.ActBatchRequest.FromString,
+                    response_serializer=glovebox_dot_agent_dot_v1_dot_act__pb2.ActBatchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -59,7 +85,8 @@ def add_ActServiceServicer_to_server(servicer, server):
 class ActService(object):
     """ActService changes the desktop: mouse and keyboard. Every request is validated completely before anything
     happens; a bad request gets INVALID_ARGUMENT with a google.rpc.BadRequest naming each bad field and does
-    nothing. Actions on one agent are serialized (there is one input device).
+    nothing. Actions on one agent are serialized (there is one input device), except wait and wait_for: they are
+    observations and never hold the queue, so a long wait never delays another request's input.
     """
 
     @staticmethod
@@ -76,5 +103,22 @@ class ActService(object):
         return grpc.experimental.unary_unary(request, target, '/glovebox.agent.v1.ActService/Act',
             glovebox_dot_agent_dot_v1_dot_act__pb2.ActRequest.SerializeToString,
             glovebox_dot_agent_dot_v1_dot_act__pb2.ActResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ActBatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.agent.v1.ActService/ActBatch',
+            glovebox_dot_agent_dot_v1_dot_act__pb2.ActBatchRequest.SerializeToString,
+            glovebox_dot_agent_dot_v1_dot_act__pb2.ActBatchResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

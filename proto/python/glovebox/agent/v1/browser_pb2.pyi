@@ -99,10 +99,16 @@ class ListBrowsersRequest(_message.Message):
     def __init__(self, start_default: bool = ...) -> None: ...
 
 class ListBrowsersResponse(_message.Message):
-    __slots__ = ["browsers"]
+    __slots__ = ["browsers", "effect", "target", "timing"]
     BROWSERS_FIELD_NUMBER: _ClassVar[int]
+    EFFECT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    TIMING_FIELD_NUMBER: _ClassVar[int]
     browsers: _containers.RepeatedCompositeFieldContainer[Browser]
-    def __init__(self, browsers: _Optional[_Iterable[_Union[Browser, _Mapping]]] = ...) -> None: ...
+    effect: _common_pb2.Effect
+    target: _common_pb2.FrozenTarget
+    timing: _common_pb2.Timing
+    def __init__(self, browsers: _Optional[_Iterable[_Union[Browser, _Mapping]]] = ..., effect: _Optional[_Union[_common_pb2.Effect, str]] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., timing: _Optional[_Union[_common_pb2.Timing, _Mapping]] = ...) -> None: ...
 
 class ListTabsRequest(_message.Message):
     __slots__ = ["browser_id"]

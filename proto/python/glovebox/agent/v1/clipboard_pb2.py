@@ -11,9 +11,10 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from glovebox.agent.v1 import common_pb2 as glovebox_dot_agent_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!glovebox/agent/v1/clipboard.proto\x12\x11glovebox.agent.v1\"R\n\x14ReadClipboardRequest\x12:\n\tselection\x18\x01 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\"Y\n\x15ReadClipboardResponse\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n\x06\x66ormat\x18\x02 \x01(\tR\x06\x66ormat\x12\x14\n\x05owned\x18\x03 \x01(\x08R\x05owned\"}\n\x15WriteClipboardRequest\x12\x14\n\x05owner\x18\x01 \x01(\tR\x05owner\x12:\n\tselection\x18\x02 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x12\n\x04text\x18\x03 \x01(\tR\x04text\"0\n\x16WriteClipboardResponse\x12\x16\n\x06length\x18\x01 \x01(\x03R\x06length*V\n\tSelection\x12\x19\n\x15SELECTION_UNSPECIFIED\x10\x00\x12\x17\n\x13SELECTION_CLIPBOARD\x10\x01\x12\x15\n\x11SELECTION_PRIMARY\x10\x02\x32\xdd\x01\n\x10\x43lipboardService\x12\x62\n\rReadClipboard\x12\'.glovebox.agent.v1.ReadClipboardRequest\x1a(.glovebox.agent.v1.ReadClipboardResponse\x12\x65\n\x0eWriteClipboard\x12(.glovebox.agent.v1.WriteClipboardRequest\x1a).glovebox.agent.v1.WriteClipboardResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!glovebox/agent/v1/clipboard.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"R\n\x14ReadClipboardRequest\x12:\n\tselection\x18\x01 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\"Y\n\x15ReadClipboardResponse\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n\x06\x66ormat\x18\x02 \x01(\tR\x06\x66ormat\x12\x14\n\x05owned\x18\x03 \x01(\x08R\x05owned\"}\n\x15WriteClipboardRequest\x12\x14\n\x05owner\x18\x01 \x01(\tR\x05owner\x12:\n\tselection\x18\x02 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x12\n\x04text\x18\x03 \x01(\tR\x04text\"\xcf\x01\n\x16WriteClipboardResponse\x12\x16\n\x06length\x18\x01 \x01(\x03R\x06length\x12\x31\n\x06\x65\x66\x66\x65\x63t\x18\x02 \x01(\x0e\x32\x19.glovebox.agent.v1.EffectR\x06\x65\x66\x66\x65\x63t\x12\x37\n\x06target\x18\x03 \x01(\x0b\x32\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12\x31\n\x06timing\x18\x04 \x01(\x0b\x32\x19.glovebox.agent.v1.TimingR\x06timing*V\n\tSelection\x12\x19\n\x15SELECTION_UNSPECIFIED\x10\x00\x12\x17\n\x13SELECTION_CLIPBOARD\x10\x01\x12\x15\n\x11SELECTION_PRIMARY\x10\x02\x32\xdd\x01\n\x10\x43lipboardService\x12\x62\n\rReadClipboard\x12\'.glovebox.agent.v1.ReadClipboardRequest\x1a(.glovebox.agent.v1.ReadClipboardResponse\x12\x65\n\x0eWriteClipboard\x12(.glovebox.agent.v1.WriteClipboardRequest\x1a).glovebox.agent.v1.WriteClipboardResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'glovebox.agent.v1.clipboard_pb2', globals())
@@ -21,16 +22,16 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z,glovebox.dev/proto/glovebox/agent/v1;agentv1'
-  _SELECTION._serialized_start=408
-  _SELECTION._serialized_end=494
-  _READCLIPBOARDREQUEST._serialized_start=56
-  _READCLIPBOARDREQUEST._serialized_end=138
-  _READCLIPBOARDRESPONSE._serialized_start=140
-  _READCLIPBOARDRESPONSE._serialized_end=229
-  _WRITECLIPBOARDREQUEST._serialized_start=231
-  _WRITECLIPBOARDREQUEST._serialized_end=356
-  _WRITECLIPBOARDRESPONSE._serialized_start=358
-  _WRITECLIPBOARDRESPONSE._serialized_end=406
-  _CLIPBOARDSERVICE._serialized_start=497
-  _CLIPBOARDSERVICE._serialized_end=718
+  _SELECTION._serialized_start=600
+  _SELECTION._serialized_end=686
+  _READCLIPBOARDREQUEST._serialized_start=88
+  _READCLIPBOARDREQUEST._serialized_end=170
+  _READCLIPBOARDRESPONSE._serialized_start=172
+  _READCLIPBOARDRESPONSE._serialized_end=261
+  _WRITECLIPBOARDREQUEST._serialized_start=263
+  _WRITECLIPBOARDREQUEST._serialized_end=388
+  _WRITECLIPBOARDRESPONSE._serialized_start=391
+  _WRITECLIPBOARDRESPONSE._serialized_end=598
+  _CLIPBOARDSERVICE._serialized_start=689
+  _CLIPBOARDSERVICE._serialized_end=910
 # @@protoc_insertion_point(module_scope)

@@ -1,7 +1,8 @@
+from glovebox.agent.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 SELECTION_CLIPBOARD: Selection
@@ -35,10 +36,16 @@ class WriteClipboardRequest(_message.Message):
     def __init__(self, owner: _Optional[str] = ..., selection: _Optional[_Union[Selection, str]] = ..., text: _Optional[str] = ...) -> None: ...
 
 class WriteClipboardResponse(_message.Message):
-    __slots__ = ["length"]
+    __slots__ = ["effect", "length", "target", "timing"]
+    EFFECT_FIELD_NUMBER: _ClassVar[int]
     LENGTH_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    TIMING_FIELD_NUMBER: _ClassVar[int]
+    effect: _common_pb2.Effect
     length: int
-    def __init__(self, length: _Optional[int] = ...) -> None: ...
+    target: _common_pb2.FrozenTarget
+    timing: _common_pb2.Timing
+    def __init__(self, length: _Optional[int] = ..., effect: _Optional[_Union[_common_pb2.Effect, str]] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., timing: _Optional[_Union[_common_pb2.Timing, _Mapping]] = ...) -> None: ...
 
 class Selection(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -4,6 +4,11 @@ from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+EFFECT_DONE: Effect
+EFFECT_NO_VISIBLE_CHANGE: Effect
+EFFECT_UNSPECIFIED: Effect
+EFFECT_UNVERIFIABLE: Effect
+EFFECT_VERIFIED: Effect
 ERROR_REASON_CAPABILITY_UNAVAILABLE: ErrorReason
 ERROR_REASON_CONFIRMATION_REQUIRED: ErrorReason
 ERROR_REASON_CONTROL_HELD: ErrorReason
@@ -156,6 +161,22 @@ class Target(_message.Message):
     window: WindowTarget
     def __init__(self, display: _Optional[_Union[DisplayTarget, _Mapping]] = ..., window: _Optional[_Union[WindowTarget, _Mapping]] = ..., app: _Optional[_Union[AppTarget, _Mapping]] = ..., tab: _Optional[_Union[TabTarget, _Mapping]] = ..., snapshot_id: _Optional[str] = ..., generation: _Optional[int] = ...) -> None: ...
 
+class Timing(_message.Message):
+    __slots__ = ["dispatch_us", "queue_us", "resolve_us", "settle_us", "total_us", "validate_us"]
+    DISPATCH_US_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_US_FIELD_NUMBER: _ClassVar[int]
+    RESOLVE_US_FIELD_NUMBER: _ClassVar[int]
+    SETTLE_US_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_US_FIELD_NUMBER: _ClassVar[int]
+    VALIDATE_US_FIELD_NUMBER: _ClassVar[int]
+    dispatch_us: int
+    queue_us: int
+    resolve_us: int
+    settle_us: int
+    total_us: int
+    validate_us: int
+    def __init__(self, validate_us: _Optional[int] = ..., queue_us: _Optional[int] = ..., resolve_us: _Optional[int] = ..., dispatch_us: _Optional[int] = ..., settle_us: _Optional[int] = ..., total_us: _Optional[int] = ...) -> None: ...
+
 class Window(_message.Message):
     __slots__ = ["class_name", "focused", "geometry", "id", "instance_name", "mapped", "pid", "title"]
     CLASS_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -192,4 +213,7 @@ class ImageFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class TargetSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class Effect(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -10,6 +10,24 @@ from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Opti
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ActBatchRequest(_message.Message):
+    __slots__ = ["request", "session_id"]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    request: _act_pb2.ActBatchRequest
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_act_pb2.ActBatchRequest, _Mapping]] = ...) -> None: ...
+
+class ActBatchResponse(_message.Message):
+    __slots__ = ["audit_seq", "response", "timing"]
+    AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    TIMING_FIELD_NUMBER: _ClassVar[int]
+    audit_seq: int
+    response: _act_pb2.ActBatchResponse
+    timing: MutationTiming
+    def __init__(self, response: _Optional[_Union[_act_pb2.ActBatchResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ...) -> None: ...
+
 class ActRequest(_message.Message):
     __slots__ = ["request", "session_id"]
     REQUEST_FIELD_NUMBER: _ClassVar[int]
@@ -19,12 +37,14 @@ class ActRequest(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_act_pb2.ActRequest, _Mapping]] = ...) -> None: ...
 
 class ActResponse(_message.Message):
-    __slots__ = ["audit_seq", "response"]
+    __slots__ = ["audit_seq", "response", "timing"]
     AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    TIMING_FIELD_NUMBER: _ClassVar[int]
     audit_seq: int
     response: _act_pb2.ActResponse
-    def __init__(self, response: _Optional[_Union[_act_pb2.ActResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+    timing: MutationTiming
+    def __init__(self, response: _Optional[_Union[_act_pb2.ActResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ...) -> None: ...
 
 class CaptureScreenshotRequest(_message.Message):
     __slots__ = ["request", "session_id"]
@@ -85,12 +105,14 @@ class GetAppRequest(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_accessibility_pb2.GetAppRequest, _Mapping]] = ...) -> None: ...
 
 class GetAppResponse(_message.Message):
-    __slots__ = ["audit_seq", "response"]
+    __slots__ = ["audit_seq", "response", "timing"]
     AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    TIMING_FIELD_NUMBER: _ClassVar[int]
     audit_seq: int
     response: _accessibility_pb2.GetAppResponse
-    def __init__(self, response: _Optional[_Union[_accessibility_pb2.GetAppResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+    timing: MutationTiming
+    def __init__(self, response: _Optional[_Union[_accessibility_pb2.GetAppResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ...) -> None: ...
 
 class GetBrowserRequest(_message.Message):
     __slots__ = ["request", "session_id"]
@@ -149,12 +171,14 @@ class ListBrowsersRequest(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_browser_pb2.ListBrowsersRequest, _Mapping]] = ...) -> None: ...
 
 class ListBrowsersResponse(_message.Message):
-    __slots__ = ["audit_seq", "response"]
+    __slots__ = ["audit_seq", "response", "timing"]
     AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    TIMING_FIELD_NUMBER: _ClassVar[int]
     audit_seq: int
     response: _browser_pb2.ListBrowsersResponse
-    def __init__(self, response: _Optional[_Union[_browser_pb2.ListBrowsersResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+    timing: MutationTiming
+    def __init__(self, response: _Optional[_Union[_browser_pb2.ListBrowsersResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ...) -> None: ...
 
 class ListTabsRequest(_message.Message):
     __slots__ = ["request", "session_id"]
@@ -187,6 +211,22 @@ class ListWindowsResponse(_message.Message):
     audit_seq: int
     response: _observe_pb2.ListWindowsResponse
     def __init__(self, response: _Optional[_Union[_observe_pb2.ListWindowsResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+
+class MutationTiming(_message.Message):
+    __slots__ = ["guest_us", "intent_audit_us", "outcome_audit_us", "queue_us", "total_us", "validate_us"]
+    GUEST_US_FIELD_NUMBER: _ClassVar[int]
+    INTENT_AUDIT_US_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_AUDIT_US_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_US_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_US_FIELD_NUMBER: _ClassVar[int]
+    VALIDATE_US_FIELD_NUMBER: _ClassVar[int]
+    guest_us: int
+    intent_audit_us: int
+    outcome_audit_us: int
+    queue_us: int
+    total_us: int
+    validate_us: int
+    def __init__(self, validate_us: _Optional[int] = ..., intent_audit_us: _Optional[int] = ..., queue_us: _Optional[int] = ..., guest_us: _Optional[int] = ..., outcome_audit_us: _Optional[int] = ..., total_us: _Optional[int] = ...) -> None: ...
 
 class ReadClipboardRequest(_message.Message):
     __slots__ = ["request", "session_id"]
@@ -277,9 +317,11 @@ class WriteClipboardRequest(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_clipboard_pb2.WriteClipboardRequest, _Mapping]] = ..., confirm: bool = ...) -> None: ...
 
 class WriteClipboardResponse(_message.Message):
-    __slots__ = ["audit_seq", "response"]
+    __slots__ = ["audit_seq", "response", "timing"]
     AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    TIMING_FIELD_NUMBER: _ClassVar[int]
     audit_seq: int
     response: _clipboard_pb2.WriteClipboardResponse
-    def __init__(self, response: _Optional[_Union[_clipboard_pb2.WriteClipboardResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+    timing: MutationTiming
+    def __init__(self, response: _Optional[_Union[_clipboard_pb2.WriteClipboardResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ...) -> None: ...

@@ -48,6 +48,11 @@ class ComputerServiceStub(object):
                 request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ActRequest.SerializeToString,
                 response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ActResponse.FromString,
                 )
+        self.ActBatch = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/ActBatch',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ActBatchRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ActBatchResponse.FromString,
+                )
         self.ReadClipboard = channel.unary_unary(
                 '/glovebox.broker.v1.ComputerService/ReadClipboard',
                 request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ReadClipboardRequest.SerializeToString,
@@ -154,6 +159,22 @@ class ComputerServiceServicer(object):
     def Act(self, request, context):
         """Act performs one action on the guest (mutation). The agent request's owner must be empty or the session id;
         the broker sets it to the session id. Its intent is durable in the audit log before it is sent to the guest.
+        wait and wait_for are observations: they never enter the guest's mutation queue (another session's click
+        goes ahead during a 60 s wait), are allowed while a human holds control and in observe-only sessions, and are
+        audited as one COMPLETE record.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ActBatch(self, request, context):
+        """ActBatch performs 1..64 actions in order (the agent's ActBatch) with one durable INTENT record before the
+        first and one OUTCOME record after the last. Every action is validated, checked against control, the
+        session's mode, policy (each action's own confirm) and frozen before anything is sent: one refusal refuses
+        the whole batch and nothing is done (INVALID_ARGUMENT names `request.actions[i]...`). Each action takes a
+        token of the session's rate. The batch holds the guest's mutation queue from its first action to its last.
+        A failure at run time stops the batch: the response has the results of the actions done and
+        response.failure the action that failed.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -271,6 +292,11 @@ def add_ComputerServiceServicer_to_server(servicer, server):
                     servicer.Act,
                     request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ActRequest.FromString,
                     response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ActResponse.SerializeToString,
+            ),
+            'ActBatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.ActBatch,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ActBatchRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ActBatchResponse.SerializeToString,
             ),
             'ReadClipboard': grpc.unary_unary_rpc_method_handler(
                     servicer.ReadClipboard,
@@ -433,6 +459,23 @@ class ComputerService(object):
         return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/Act',
             glovebox_dot_broker_dot_v1_dot_computer__pb2.ActRequest.SerializeToString,
             glovebox_dot_broker_dot_v1_dot_computer__pb2.ActResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ActBatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/ActBatch',
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.ActBatchRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.ActBatchResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
