@@ -68,7 +68,11 @@ func (a *actService) batch(ctx context.Context, r *agentv1.ActBatchRequest, plan
 		resp, sent, err := a.run(ctx, item, plans[i], start, validated)
 		dispatched = dispatched || sent
 		if err != nil {
-			out.Failure = &agentv1.BatchFailure{Index: int32(i), Reason: errdefs.Reason(err), Message: err.Error()}
+			reason := errdefs.Reason(err)
+			if reason == agentv1.ErrorReason_ERROR_REASON_UNSPECIFIED {
+				reason = agentv1.ErrorReason_ERROR_REASON_INTERNAL // as errgrpc answers an unclassified error
+			}
+			out.Failure = &agentv1.BatchFailure{Index: int32(i), Reason: reason, Message: err.Error()}
 			break
 		}
 		out.Results = append(out.Results, resp)
