@@ -59,3 +59,59 @@ func BenchmarkBrokerOverhead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBrokerBatch puts a batch of 5 clicks (one ActBatch: one intent and one outcome record, one guest
+// call) beside the same 5 clicks as separate Acts (5 of each) through the real broker and agent. The ratio
+// printed by bench/run.sh is acts time / batch time. Clicks land on the empty desktop with the damage watch off
+// (watch_ms -1), so the figure is the cost of delivery and auditing, not the 100 ms watch.
+func BenchmarkBrokerBatch(b *testing.B) {
+	testenv.NeedCommands(b, "Xvfb", "openbox")
+	a := agenttest.Start(b, agenttest.Options{})
+	br := startBroker(b, map[string]string{"vm1": "unix://" + a.Socket})
+	ctx := context.Background()
+	computer := brokerv1.NewComputerServiceClient(br.Conn)
+	s := br.session(b, "vm1")
+	clicks := func() []*agentv1.ActRequest {
+		var out []*agentv1.ActRequest
+		for i := range 5 {
+			r := clickAt(int32(20+i), 20)
+			r.WatchMs = -1
+			out = append(out, r)
+		}
+		return out
+	}
+	cases := []struct {
+		name string
+		run  func() error
+	}{
+		{"glovebox-5clicks", func() error {
+			r, err := computer.ActBatch(ctx, &brokerv1.ActBatchRequest{SessionId: s, Request: &agentv1.ActBatchRequest{Actions: clicks()}})
+			if err == nil && r.GetResponse().GetFailure() != nil {
+				b.Fatalf("batch failed: %v", r.GetResponse().GetFailure())
+			}
+			return err
+		}},
+		{"acts-5clicks", func() error {
+			for _, c := range clicks() {
+				if _, err := computer.Act(ctx, act(c, s)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				t0 := time.Now()
+				if err := c.run(); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+		})
+	}
+}
