@@ -25,7 +25,7 @@ func BenchmarkBrokerOverhead(b *testing.B) {
 	computer := brokerv1.NewComputerServiceClient(br.Conn)
 	s := br.session(b, "vm1")
 	png := &agentv1.CaptureScreenshotRequest{Options: &agentv1.ScreenshotOptions{Format: agentv1.ImageFormat_IMAGE_FORMAT_PNG}}
-	// Delivery only (watch_ms -1): the overhead of the broker, not the agent's 100 ms damage watch.
+	// Delivery only (watch_ms -1): the overhead of the broker, not the agent's 250 ms damage watch.
 	click := func() *agentv1.ActRequest { r := clickAt(20, 20); r.WatchMs = -1; return r }
 	cases := []struct {
 		name string
@@ -63,7 +63,7 @@ func BenchmarkBrokerOverhead(b *testing.B) {
 // BenchmarkBrokerBatch puts a batch of 5 clicks (one ActBatch: one intent and one outcome record, one guest
 // call) beside the same 5 clicks as separate Acts (5 of each) through the real broker and agent. The ratio
 // printed by bench/run.sh is acts time / batch time. Clicks land on the empty desktop with the damage watch off
-// (watch_ms -1), so the figure is the cost of delivery and auditing, not the 100 ms watch.
+// (watch_ms -1), so the figure is the cost of delivery and auditing, not the 250 ms watch.
 func BenchmarkBrokerBatch(b *testing.B) {
 	testenv.NeedCommands(b, "Xvfb", "openbox")
 	a := agenttest.Start(b, agenttest.Options{})

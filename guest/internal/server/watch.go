@@ -9,10 +9,11 @@ import (
 
 // Watch defaults (ActRequest.watch_ms).
 const (
-	// defaultWatch is how long desktop input is watched for damage when the request does not say: long enough
-	// for a toolkit to repaint after a click or key (GTK and Chromium answer within a frame or two), short
-	// enough not to dominate an action's cost when nothing repaints.
-	defaultWatch = 100 * time.Millisecond
+	// defaultWatch is how long desktop input is watched for damage when the request does not say. GTK and
+	// Chromium repaint within a frame or two, but on a loaded guest (or for the first CJK glyph, which loads a
+	// font) a repaint took over 100 ms in tests; an action that repaints ends its watch early anyway, so only an
+	// action that changes nothing pays the whole window.
+	defaultWatch = 250 * time.Millisecond
 	// watchQuiet ends a watch early: once damage has arrived and none followed for this long, the repaint the
 	// input caused is taken as done (a bit over one 60 Hz frame).
 	watchQuiet = 20 * time.Millisecond

@@ -221,7 +221,7 @@ type ActRequest struct {
 	// Observe after the action settles; unset: no observation.
 	Observe *ObserveAfter `protobuf:"bytes,5,opt,name=observe,proto3" json:"observe,omitempty"`
 	// How long desktop input (pointer and keyboard actions) watches the screen for damage to report its effect,
-	// -1..5000 ms: 0 means 100 ms; -1 does not watch (effect DONE, no damage reported). The watch ends early once
+	// -1..5000 ms: 0 means 250 ms; -1 does not watch (effect DONE, no damage reported). The watch ends early once
 	// damage has arrived and the screen then stayed quiet for 20 ms. With observe, the observation's settle is
 	// the watch. Other actions ignore it.
 	WatchMs int32 `protobuf:"varint,6,opt,name=watch_ms,json=watchMs,proto3" json:"watch_ms,omitempty"`
