@@ -76,7 +76,8 @@ func TestCrashSafety(t *testing.T) {
 					} else {
 						var r *brokerv1.ActResponse
 						to := &agentv1.Point{X: int32(10 + 300*w + i%200), Y: int32(10 + 30*round)}
-						r, err = cc.Act(ctx, act(&agentv1.ActRequest{Action: &agentv1.ActRequest_MouseMove{MouseMove: &agentv1.MouseMove{To: to}}}, s))
+						// watch_ms -1: many mutations per round, not a 250 ms damage watch after each pointer move.
+						r, err = cc.Act(ctx, act(&agentv1.ActRequest{WatchMs: -1, Action: &agentv1.ActRequest_MouseMove{MouseMove: &agentv1.MouseMove{To: to}}}, s))
 						a.seq = r.GetAuditSeq()
 					}
 					cancel()

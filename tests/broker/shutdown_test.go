@@ -74,7 +74,8 @@ func TestSIGTERMDuringMutation(t *testing.T) {
 		s := b.session(t, "vm1")
 		go func() {
 			_, err := brokerv1.NewComputerServiceClient(b.Conn).Act(context.Background(), &brokerv1.ActRequest{SessionId: s,
-				Request: &agentv1.ActRequest{Action: &agentv1.ActRequest_Wait{Wait: &agentv1.Wait{DurationMs: 20000}}}})
+				// hold_key, not wait: a wait is an observation and would not hold the queue.
+				Request: &agentv1.ActRequest{Action: &agentv1.ActRequest_HoldKey{HoldKey: &agentv1.HoldKey{Combo: "shift", DurationMs: 20000}}}})
 			done <- err
 		}()
 	}
