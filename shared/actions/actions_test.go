@@ -42,6 +42,24 @@ func TestEveryActionHasItsKind(t *testing.T) {
 	}
 }
 
+// TestObservations pins which actions are observations: a new action that changes nothing is a visible decision.
+func TestObservations(t *testing.T) {
+	got := map[string]bool{}
+	oneof := (&agentv1.ActRequest{}).ProtoReflect().Descriptor().Oneofs().ByName("action")
+	for i := 0; i < oneof.Fields().Len(); i++ {
+		fd := oneof.Fields().Get(i)
+		r := &agentv1.ActRequest{}
+		m := r.ProtoReflect()
+		m.Set(fd, protoreflect.ValueOfMessage(m.NewField(fd).Message()))
+		if Observes(r) {
+			got[string(fd.Name())] = true
+		}
+	}
+	if diff := cmp.Diff(map[string]bool{"wait": true, "wait_for": true}, got); diff != "" {
+		t.Errorf("observations (-want +got):\n%s", diff)
+	}
+}
+
 func TestElementAndTabOf(t *testing.T) {
 	el := &agentv1.ElementRef{SnapshotId: "s1", Ref: "e3"}
 	tab := &agentv1.TabRef{BrowserId: "chrome-9222", TabId: "T1"}

@@ -49,6 +49,11 @@ func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.
 	if err != nil {
 		return err
 	}
+	if actions.Observes(r) {
+		// wait_for runs outside the mutation queue, beside other actions on the tab: it presses nothing and
+		// must not touch the per-tab action state (object groups) that the queue serializes.
+		return b.act(ctx, t, r, resp)
+	}
 	t.nextGroup()
 	err = b.act(ctx, t, r, resp)
 	if err != nil {
