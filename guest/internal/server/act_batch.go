@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -85,7 +86,6 @@ func (a *actService) batch(ctx context.Context, r *agentv1.ActBatchRequest, plan
 // isBadRequest reports whether err is a request's invalid fields (as opposed to a missing backend or a
 // generation that changed).
 func isBadRequest(err error) bool {
-	var v errdefs.Violations
-	validate.Prefix(&v, "", err)
-	return v.Len() > 0
+	var br *errdefs.BadRequest
+	return errors.As(err, &br)
 }

@@ -123,6 +123,20 @@ func (a *fakeAgent) Act(ctx context.Context, r *agentv1.ActRequest) (*agentv1.Ac
 	return &agentv1.ActResponse{Effect: agentv1.Effect_EFFECT_DONE, Target: ft}, nil
 }
 
+// ActBatch answers each action as Act does, stopping at the first error.
+func (a *fakeAgent) ActBatch(ctx context.Context, r *agentv1.ActBatchRequest) (*agentv1.ActBatchResponse, error) {
+	out := &agentv1.ActBatchResponse{}
+	for i, item := range r.GetActions() {
+		resp, err := a.Act(ctx, item)
+		if err != nil {
+			out.Failure = &agentv1.BatchFailure{Index: int32(i), Reason: errdefs.Reason(err), Message: err.Error()}
+			break
+		}
+		out.Results = append(out.Results, resp)
+	}
+	return out, nil
+}
+
 func (a *fakeAgent) CaptureScreenshot(ctx context.Context, r *agentv1.CaptureScreenshotRequest) (*agentv1.CaptureScreenshotResponse, error) {
 	a.mu.Lock()
 	hook := a.onShot
