@@ -179,12 +179,14 @@ func TestWaitDoesNotHoldTheQueue(t *testing.T) {
 	click := clickAt(app.button().X, app.button().Y)
 	click.WatchMs = -1
 	sent := time.Now()
-	if _, err := cc.Act(ctx, act(click, clicker)); err != nil {
+	clicked, err := cc.Act(ctx, act(click, clicker))
+	if err != nil {
 		t.Fatal(err)
 	}
 	landed := stamp(t, app.waitFor(t, "click 1 ", 15*time.Second))
 	if d := landed.Sub(sent); d > 50*time.Millisecond {
-		t.Errorf("the click landed %v after it was sent, behind another session's wait (want < 50ms)", d)
+		t.Errorf("the click landed %v after it was sent, behind another session's wait (want < 50ms); broker timing %v, agent timing %v",
+			d, clicked.GetTiming(), clicked.GetResponse().GetTiming())
 	}
 	select {
 	case err := <-waited:
