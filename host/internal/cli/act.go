@@ -308,9 +308,16 @@ func printAct(w io.Writer, resp *brokerv1.ActResponse, output string, saved bool
 	if p := a.GetPointer(); p != nil {
 		fmt.Fprintf(w, "pointer: %d,%d\n", p.GetX(), p.GetY())
 	}
+	if d := a.GetDamage(); d != nil {
+		fmt.Fprintf(w, "changed: %dx%d+%d+%d\n", d.GetWidth(), d.GetHeight(), d.GetX(), d.GetY())
+	}
 	if t := a.GetTiming(); t != nil {
 		fmt.Fprintf(w, "time: %.1f ms (queue %.1f, resolve %.1f, dispatch %.1f, settle %.1f)\n", ms(t.GetTotalUs()), ms(t.GetQueueUs()),
 			ms(t.GetResolveUs()), ms(t.GetDispatchUs()), ms(t.GetSettleUs()))
+	}
+	if t := resp.GetTiming(); t != nil {
+		fmt.Fprintf(w, "broker: %.1f ms (intent audit %.1f, queue %.1f, guest %.1f, outcome audit %.1f)\n", ms(t.GetTotalUs()),
+			ms(t.GetIntentAuditUs()), ms(t.GetQueueUs()), ms(t.GetGuestUs()), ms(t.GetOutcomeAuditUs()))
 	}
 	if a.GetCharactersTyped() > 0 {
 		fmt.Fprintf(w, "typed: %d characters (%d through a remapped keycode)\n", a.GetCharactersTyped(), a.GetCharactersRemapped())

@@ -169,7 +169,12 @@ func (f *fakeBroker) Act(_ context.Context, r *brokerv1.ActRequest) (*brokerv1.A
 	if r.GetRequest().GetObserve() != nil {
 		resp.Observation = &agentv1.Observation{Screenshot: f.testImage(), Settled: true}
 	}
-	return &brokerv1.ActResponse{Response: resp, AuditSeq: 9}, f.record(r)
+	var timing *brokerv1.MutationTiming
+	if r.GetRequest().GetClick() != nil {
+		resp.Damage = &agentv1.Rect{X: 1, Y: 2, Width: 30, Height: 40}
+		timing = &brokerv1.MutationTiming{TotalUs: 1500, IntentAuditUs: 200, GuestUs: 1000, OutcomeAuditUs: 300}
+	}
+	return &brokerv1.ActResponse{Response: resp, AuditSeq: 9, Timing: timing}, f.record(r)
 }
 
 func (f *fakeBroker) ReadClipboard(_ context.Context, r *brokerv1.ReadClipboardRequest) (*brokerv1.ReadClipboardResponse, error) {

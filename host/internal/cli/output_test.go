@@ -111,6 +111,9 @@ func TestHumanOutput(t *testing.T) {
 		{[]string{"act", "-s", "s-1", "key", "Return", "-observe", "-o", shot},
 			"done: window 0x20 \"Entry\", source active, generation 2 (audit seq 9)\npointer: 10,20\n" +
 				"observation: saved to " + shot + ": 1280x800 png, 12 bytes, scale 1, region 1280x800+0+0, settled\n"},
+		{[]string{"act", "-s", "s-1", "click", "5", "6"},
+			"done: window 0x20 \"Entry\", source active, generation 2 (audit seq 9)\npointer: 10,20\nchanged: 30x40+1+2\n" +
+				"broker: 1.5 ms (intent audit 0.2, queue 0.0, guest 1.0, outcome audit 0.3)\n"},
 		{[]string{"-json", "sessions", "get", "s-1"}, `{"session":{"id":"s-1","guest":"g1","principal":"uid:1000","mode":"SESSION_MODE_ACT","state":"SESSION_STATE_OPEN"}}` + "\n"},
 	}
 	for _, tt := range tests {
