@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""A GTK window for the effects tests: a large button and an entry. It prints, with the wall-clock time in
-nanoseconds, every click on the button ("click <n> <time_ns>") and every change of the entry's text
-("text <text> <time_ns>"), so a test sees what landed and when without asking the agent."""
+"""A GTK window for the effects tests: a button (the window's full width, at least its upper 150 rows) and an
+entry below it. It prints, with the wall-clock time in nanoseconds, every click on the button
+("click <n> <time_ns>") and every change of the entry's text ("text <text> <time_ns>"), so a test sees what
+landed and when without asking the agent."""
 import sys
 import time
 

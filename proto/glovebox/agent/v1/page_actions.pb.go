@@ -842,7 +842,8 @@ type PageType struct {
 	Tab   *TabRef                `protobuf:"bytes,1,opt,name=tab,proto3" json:"tab,omitempty"`
 	// 1..65536 bytes.
 	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
-	// Pause between characters, 0..1000 ms.
+	// Pause between characters, 0..1000 ms; delay_ms times the number of characters at most 60000 ms
+	// (INVALID_ARGUMENT naming action.page_type.delay_ms otherwise).
 	DelayMs       int32 `protobuf:"varint,3,opt,name=delay_ms,json=delayMs,proto3" json:"delay_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1548,7 +1549,9 @@ func (x *SetViewport) GetDeviceScaleFactor() float64 {
 	return 0
 }
 
-// WaitFor waits until a selector is visible or hidden, 100..30000 ms; the deadline passing is TIMEOUT.
+// WaitFor waits until a selector is visible or hidden, 100..30000 ms; the deadline passing is TIMEOUT. It is an
+// observation: it never holds the mutation queue (other requests' input, on this tab too, goes ahead meanwhile),
+// and the broker allows it while a human holds control and in observe-only sessions.
 type WaitFor struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Tab           *TabRef                `protobuf:"bytes,1,opt,name=tab,proto3" json:"tab,omitempty"`
