@@ -8,6 +8,7 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 	"glovebox.dev/shared/validate"
 )
 
@@ -73,7 +74,7 @@ func (a *actService) batch(ctx context.Context, r *agentv1.ActBatchRequest, plan
 			if reason == agentv1.ErrorReason_ERROR_REASON_UNSPECIFIED {
 				reason = agentv1.ErrorReason_ERROR_REASON_INTERNAL // as errgrpc answers an unclassified error
 			}
-			out.Failure = &agentv1.BatchFailure{Index: int32(i), Reason: reason, Message: err.Error()}
+			out.Failure = &agentv1.BatchFailure{Index: int32(i), Reason: reason, Message: err.Error(), Metadata: errgrpc.Metadata(err)}
 			break
 		}
 		out.Results = append(out.Results, resp)

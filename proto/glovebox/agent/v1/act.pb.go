@@ -148,7 +148,9 @@ type BatchFailure struct {
 	// The error's reason, as ErrorInfo.reason would carry it for Act (its gRPC code follows from the reason).
 	Reason ErrorReason `protobuf:"varint,2,opt,name=reason,proto3,enum=glovebox.agent.v1.ErrorReason" json:"reason,omitempty"`
 	// The error message.
-	Message       string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// The ErrorInfo metadata Act would have answered (causes, fields; keys starting with untrusted_ hold guest text).
+	Metadata      map[string]string `protobuf:"bytes,4,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -202,6 +204,13 @@ func (x *BatchFailure) GetMessage() string {
 		return x.Message
 	}
 	return ""
+}
+
+func (x *BatchFailure) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
 }
 
 // ActRequest is one action.
@@ -2077,11 +2086,15 @@ const file_glovebox_agent_v1_act_proto_rawDesc = "" +
 	"\aactions\x18\x03 \x03(\v2\x1d.glovebox.agent.v1.ActRequestR\aactions\"\x87\x01\n" +
 	"\x10ActBatchResponse\x128\n" +
 	"\aresults\x18\x01 \x03(\v2\x1e.glovebox.agent.v1.ActResponseR\aresults\x129\n" +
-	"\afailure\x18\x02 \x01(\v2\x1f.glovebox.agent.v1.BatchFailureR\afailure\"v\n" +
+	"\afailure\x18\x02 \x01(\v2\x1f.glovebox.agent.v1.BatchFailureR\afailure\"\xfe\x01\n" +
 	"\fBatchFailure\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x126\n" +
 	"\x06reason\x18\x02 \x01(\x0e2\x1e.glovebox.agent.v1.ErrorReasonR\x06reason\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessage\"\xe3\x15\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12I\n" +
+	"\bmetadata\x18\x04 \x03(\v2-.glovebox.agent.v1.BatchFailure.MetadataEntryR\bmetadata\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe3\x15\n" +
 	"\n" +
 	"ActRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1d\n" +
@@ -2237,7 +2250,7 @@ func file_glovebox_agent_v1_act_proto_rawDescGZIP() []byte {
 	return file_glovebox_agent_v1_act_proto_rawDescData
 }
 
-var file_glovebox_agent_v1_act_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_glovebox_agent_v1_act_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_glovebox_agent_v1_act_proto_goTypes = []any{
 	(*ActBatchRequest)(nil),       // 0: glovebox.agent.v1.ActBatchRequest
 	(*ActBatchResponse)(nil),      // 1: glovebox.agent.v1.ActBatchResponse
@@ -2260,133 +2273,135 @@ var file_glovebox_agent_v1_act_proto_goTypes = []any{
 	(*Observation)(nil),           // 18: glovebox.agent.v1.Observation
 	(*HeldInput)(nil),             // 19: glovebox.agent.v1.HeldInput
 	(*ActResponse)(nil),           // 20: glovebox.agent.v1.ActResponse
-	(ErrorReason)(0),              // 21: glovebox.agent.v1.ErrorReason
-	(*Target)(nil),                // 22: glovebox.agent.v1.Target
-	(*ElementClick)(nil),          // 23: glovebox.agent.v1.ElementClick
-	(*ElementFocus)(nil),          // 24: glovebox.agent.v1.ElementFocus
-	(*ElementSetValue)(nil),       // 25: glovebox.agent.v1.ElementSetValue
-	(*ElementSelectText)(nil),     // 26: glovebox.agent.v1.ElementSelectText
-	(*ElementDoAction)(nil),       // 27: glovebox.agent.v1.ElementDoAction
-	(*ElementScrollIntoView)(nil), // 28: glovebox.agent.v1.ElementScrollIntoView
-	(*NewTab)(nil),                // 29: glovebox.agent.v1.NewTab
-	(*CloseTab)(nil),              // 30: glovebox.agent.v1.CloseTab
-	(*ActivateTab)(nil),           // 31: glovebox.agent.v1.ActivateTab
-	(*Navigate)(nil),              // 32: glovebox.agent.v1.Navigate
-	(*Reload)(nil),                // 33: glovebox.agent.v1.Reload
-	(*StopLoading)(nil),           // 34: glovebox.agent.v1.StopLoading
-	(*History)(nil),               // 35: glovebox.agent.v1.History
-	(*PageClick)(nil),             // 36: glovebox.agent.v1.PageClick
-	(*Fill)(nil),                  // 37: glovebox.agent.v1.Fill
-	(*PageType)(nil),              // 38: glovebox.agent.v1.PageType
-	(*Press)(nil),                 // 39: glovebox.agent.v1.Press
-	(*PageKeyDown)(nil),           // 40: glovebox.agent.v1.PageKeyDown
-	(*PageKeyUp)(nil),             // 41: glovebox.agent.v1.PageKeyUp
-	(*SetValue)(nil),              // 42: glovebox.agent.v1.SetValue
-	(*PageSelectText)(nil),        // 43: glovebox.agent.v1.PageSelectText
-	(*Paste)(nil),                 // 44: glovebox.agent.v1.Paste
-	(*PageScroll)(nil),            // 45: glovebox.agent.v1.PageScroll
-	(*Hover)(nil),                 // 46: glovebox.agent.v1.Hover
-	(*PageDrag)(nil),              // 47: glovebox.agent.v1.PageDrag
-	(*SetViewport)(nil),           // 48: glovebox.agent.v1.SetViewport
-	(*WaitFor)(nil),               // 49: glovebox.agent.v1.WaitFor
-	(*SecondaryAction)(nil),       // 50: glovebox.agent.v1.SecondaryAction
-	(*Point)(nil),                 // 51: glovebox.agent.v1.Point
-	(MouseButton)(0),              // 52: glovebox.agent.v1.MouseButton
-	(*ScreenshotOptions)(nil),     // 53: glovebox.agent.v1.ScreenshotOptions
-	(*Image)(nil),                 // 54: glovebox.agent.v1.Image
-	(Effect)(0),                   // 55: glovebox.agent.v1.Effect
-	(*FrozenTarget)(nil),          // 56: glovebox.agent.v1.FrozenTarget
-	(*Timing)(nil),                // 57: glovebox.agent.v1.Timing
-	(*TextRange)(nil),             // 58: glovebox.agent.v1.TextRange
-	(*ScrollPosition)(nil),        // 59: glovebox.agent.v1.ScrollPosition
-	(PastePath)(0),                // 60: glovebox.agent.v1.PastePath
-	(*Tab)(nil),                   // 61: glovebox.agent.v1.Tab
-	(*Rect)(nil),                  // 62: glovebox.agent.v1.Rect
+	nil,                           // 21: glovebox.agent.v1.BatchFailure.MetadataEntry
+	(ErrorReason)(0),              // 22: glovebox.agent.v1.ErrorReason
+	(*Target)(nil),                // 23: glovebox.agent.v1.Target
+	(*ElementClick)(nil),          // 24: glovebox.agent.v1.ElementClick
+	(*ElementFocus)(nil),          // 25: glovebox.agent.v1.ElementFocus
+	(*ElementSetValue)(nil),       // 26: glovebox.agent.v1.ElementSetValue
+	(*ElementSelectText)(nil),     // 27: glovebox.agent.v1.ElementSelectText
+	(*ElementDoAction)(nil),       // 28: glovebox.agent.v1.ElementDoAction
+	(*ElementScrollIntoView)(nil), // 29: glovebox.agent.v1.ElementScrollIntoView
+	(*NewTab)(nil),                // 30: glovebox.agent.v1.NewTab
+	(*CloseTab)(nil),              // 31: glovebox.agent.v1.CloseTab
+	(*ActivateTab)(nil),           // 32: glovebox.agent.v1.ActivateTab
+	(*Navigate)(nil),              // 33: glovebox.agent.v1.Navigate
+	(*Reload)(nil),                // 34: glovebox.agent.v1.Reload
+	(*StopLoading)(nil),           // 35: glovebox.agent.v1.StopLoading
+	(*History)(nil),               // 36: glovebox.agent.v1.History
+	(*PageClick)(nil),             // 37: glovebox.agent.v1.PageClick
+	(*Fill)(nil),                  // 38: glovebox.agent.v1.Fill
+	(*PageType)(nil),              // 39: glovebox.agent.v1.PageType
+	(*Press)(nil),                 // 40: glovebox.agent.v1.Press
+	(*PageKeyDown)(nil),           // 41: glovebox.agent.v1.PageKeyDown
+	(*PageKeyUp)(nil),             // 42: glovebox.agent.v1.PageKeyUp
+	(*SetValue)(nil),              // 43: glovebox.agent.v1.SetValue
+	(*PageSelectText)(nil),        // 44: glovebox.agent.v1.PageSelectText
+	(*Paste)(nil),                 // 45: glovebox.agent.v1.Paste
+	(*PageScroll)(nil),            // 46: glovebox.agent.v1.PageScroll
+	(*Hover)(nil),                 // 47: glovebox.agent.v1.Hover
+	(*PageDrag)(nil),              // 48: glovebox.agent.v1.PageDrag
+	(*SetViewport)(nil),           // 49: glovebox.agent.v1.SetViewport
+	(*WaitFor)(nil),               // 50: glovebox.agent.v1.WaitFor
+	(*SecondaryAction)(nil),       // 51: glovebox.agent.v1.SecondaryAction
+	(*Point)(nil),                 // 52: glovebox.agent.v1.Point
+	(MouseButton)(0),              // 53: glovebox.agent.v1.MouseButton
+	(*ScreenshotOptions)(nil),     // 54: glovebox.agent.v1.ScreenshotOptions
+	(*Image)(nil),                 // 55: glovebox.agent.v1.Image
+	(Effect)(0),                   // 56: glovebox.agent.v1.Effect
+	(*FrozenTarget)(nil),          // 57: glovebox.agent.v1.FrozenTarget
+	(*Timing)(nil),                // 58: glovebox.agent.v1.Timing
+	(*TextRange)(nil),             // 59: glovebox.agent.v1.TextRange
+	(*ScrollPosition)(nil),        // 60: glovebox.agent.v1.ScrollPosition
+	(PastePath)(0),                // 61: glovebox.agent.v1.PastePath
+	(*Tab)(nil),                   // 62: glovebox.agent.v1.Tab
+	(*Rect)(nil),                  // 63: glovebox.agent.v1.Rect
 }
 var file_glovebox_agent_v1_act_proto_depIdxs = []int32{
 	3,  // 0: glovebox.agent.v1.ActBatchRequest.actions:type_name -> glovebox.agent.v1.ActRequest
 	20, // 1: glovebox.agent.v1.ActBatchResponse.results:type_name -> glovebox.agent.v1.ActResponse
 	2,  // 2: glovebox.agent.v1.ActBatchResponse.failure:type_name -> glovebox.agent.v1.BatchFailure
-	21, // 3: glovebox.agent.v1.BatchFailure.reason:type_name -> glovebox.agent.v1.ErrorReason
-	22, // 4: glovebox.agent.v1.ActRequest.target:type_name -> glovebox.agent.v1.Target
-	17, // 5: glovebox.agent.v1.ActRequest.observe:type_name -> glovebox.agent.v1.ObserveAfter
-	4,  // 6: glovebox.agent.v1.ActRequest.mouse_move:type_name -> glovebox.agent.v1.MouseMove
-	5,  // 7: glovebox.agent.v1.ActRequest.click:type_name -> glovebox.agent.v1.Click
-	6,  // 8: glovebox.agent.v1.ActRequest.mouse_down:type_name -> glovebox.agent.v1.MouseDown
-	7,  // 9: glovebox.agent.v1.ActRequest.mouse_up:type_name -> glovebox.agent.v1.MouseUp
-	8,  // 10: glovebox.agent.v1.ActRequest.drag:type_name -> glovebox.agent.v1.Drag
-	9,  // 11: glovebox.agent.v1.ActRequest.scroll:type_name -> glovebox.agent.v1.Scroll
-	10, // 12: glovebox.agent.v1.ActRequest.key:type_name -> glovebox.agent.v1.Key
-	11, // 13: glovebox.agent.v1.ActRequest.key_down:type_name -> glovebox.agent.v1.KeyDown
-	12, // 14: glovebox.agent.v1.ActRequest.key_up:type_name -> glovebox.agent.v1.KeyUp
-	13, // 15: glovebox.agent.v1.ActRequest.hold_key:type_name -> glovebox.agent.v1.HoldKey
-	14, // 16: glovebox.agent.v1.ActRequest.type:type_name -> glovebox.agent.v1.TypeText
-	15, // 17: glovebox.agent.v1.ActRequest.wait:type_name -> glovebox.agent.v1.Wait
-	16, // 18: glovebox.agent.v1.ActRequest.release_all:type_name -> glovebox.agent.v1.ReleaseAll
-	23, // 19: glovebox.agent.v1.ActRequest.element_click:type_name -> glovebox.agent.v1.ElementClick
-	24, // 20: glovebox.agent.v1.ActRequest.element_focus:type_name -> glovebox.agent.v1.ElementFocus
-	25, // 21: glovebox.agent.v1.ActRequest.element_set_value:type_name -> glovebox.agent.v1.ElementSetValue
-	26, // 22: glovebox.agent.v1.ActRequest.element_select_text:type_name -> glovebox.agent.v1.ElementSelectText
-	27, // 23: glovebox.agent.v1.ActRequest.element_do_action:type_name -> glovebox.agent.v1.ElementDoAction
-	28, // 24: glovebox.agent.v1.ActRequest.element_scroll_into_view:type_name -> glovebox.agent.v1.ElementScrollIntoView
-	29, // 25: glovebox.agent.v1.ActRequest.new_tab:type_name -> glovebox.agent.v1.NewTab
-	30, // 26: glovebox.agent.v1.ActRequest.close_tab:type_name -> glovebox.agent.v1.CloseTab
-	31, // 27: glovebox.agent.v1.ActRequest.activate_tab:type_name -> glovebox.agent.v1.ActivateTab
-	32, // 28: glovebox.agent.v1.ActRequest.navigate:type_name -> glovebox.agent.v1.Navigate
-	33, // 29: glovebox.agent.v1.ActRequest.reload:type_name -> glovebox.agent.v1.Reload
-	34, // 30: glovebox.agent.v1.ActRequest.stop_loading:type_name -> glovebox.agent.v1.StopLoading
-	35, // 31: glovebox.agent.v1.ActRequest.history:type_name -> glovebox.agent.v1.History
-	36, // 32: glovebox.agent.v1.ActRequest.page_click:type_name -> glovebox.agent.v1.PageClick
-	37, // 33: glovebox.agent.v1.ActRequest.fill:type_name -> glovebox.agent.v1.Fill
-	38, // 34: glovebox.agent.v1.ActRequest.page_type:type_name -> glovebox.agent.v1.PageType
-	39, // 35: glovebox.agent.v1.ActRequest.press:type_name -> glovebox.agent.v1.Press
-	40, // 36: glovebox.agent.v1.ActRequest.page_key_down:type_name -> glovebox.agent.v1.PageKeyDown
-	41, // 37: glovebox.agent.v1.ActRequest.page_key_up:type_name -> glovebox.agent.v1.PageKeyUp
-	42, // 38: glovebox.agent.v1.ActRequest.set_value:type_name -> glovebox.agent.v1.SetValue
-	43, // 39: glovebox.agent.v1.ActRequest.page_select_text:type_name -> glovebox.agent.v1.PageSelectText
-	44, // 40: glovebox.agent.v1.ActRequest.paste:type_name -> glovebox.agent.v1.Paste
-	45, // 41: glovebox.agent.v1.ActRequest.page_scroll:type_name -> glovebox.agent.v1.PageScroll
-	46, // 42: glovebox.agent.v1.ActRequest.hover:type_name -> glovebox.agent.v1.Hover
-	47, // 43: glovebox.agent.v1.ActRequest.page_drag:type_name -> glovebox.agent.v1.PageDrag
-	48, // 44: glovebox.agent.v1.ActRequest.set_viewport:type_name -> glovebox.agent.v1.SetViewport
-	49, // 45: glovebox.agent.v1.ActRequest.wait_for:type_name -> glovebox.agent.v1.WaitFor
-	50, // 46: glovebox.agent.v1.ActRequest.secondary_action:type_name -> glovebox.agent.v1.SecondaryAction
-	51, // 47: glovebox.agent.v1.MouseMove.to:type_name -> glovebox.agent.v1.Point
-	51, // 48: glovebox.agent.v1.Click.at:type_name -> glovebox.agent.v1.Point
-	52, // 49: glovebox.agent.v1.Click.button:type_name -> glovebox.agent.v1.MouseButton
-	51, // 50: glovebox.agent.v1.MouseDown.at:type_name -> glovebox.agent.v1.Point
-	52, // 51: glovebox.agent.v1.MouseDown.button:type_name -> glovebox.agent.v1.MouseButton
-	51, // 52: glovebox.agent.v1.MouseUp.at:type_name -> glovebox.agent.v1.Point
-	52, // 53: glovebox.agent.v1.MouseUp.button:type_name -> glovebox.agent.v1.MouseButton
-	51, // 54: glovebox.agent.v1.Drag.path:type_name -> glovebox.agent.v1.Point
-	52, // 55: glovebox.agent.v1.Drag.button:type_name -> glovebox.agent.v1.MouseButton
-	51, // 56: glovebox.agent.v1.Scroll.at:type_name -> glovebox.agent.v1.Point
-	53, // 57: glovebox.agent.v1.ObserveAfter.screenshot:type_name -> glovebox.agent.v1.ScreenshotOptions
-	54, // 58: glovebox.agent.v1.Observation.screenshot:type_name -> glovebox.agent.v1.Image
-	51, // 59: glovebox.agent.v1.Observation.cursor:type_name -> glovebox.agent.v1.Point
-	52, // 60: glovebox.agent.v1.HeldInput.button:type_name -> glovebox.agent.v1.MouseButton
-	55, // 61: glovebox.agent.v1.ActResponse.effect:type_name -> glovebox.agent.v1.Effect
-	56, // 62: glovebox.agent.v1.ActResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
-	57, // 63: glovebox.agent.v1.ActResponse.timing:type_name -> glovebox.agent.v1.Timing
-	18, // 64: glovebox.agent.v1.ActResponse.observation:type_name -> glovebox.agent.v1.Observation
-	19, // 65: glovebox.agent.v1.ActResponse.held:type_name -> glovebox.agent.v1.HeldInput
-	19, // 66: glovebox.agent.v1.ActResponse.released:type_name -> glovebox.agent.v1.HeldInput
-	51, // 67: glovebox.agent.v1.ActResponse.pointer:type_name -> glovebox.agent.v1.Point
-	58, // 68: glovebox.agent.v1.ActResponse.selection:type_name -> glovebox.agent.v1.TextRange
-	59, // 69: glovebox.agent.v1.ActResponse.scroll_before:type_name -> glovebox.agent.v1.ScrollPosition
-	59, // 70: glovebox.agent.v1.ActResponse.scroll_after:type_name -> glovebox.agent.v1.ScrollPosition
-	60, // 71: glovebox.agent.v1.ActResponse.paste_path:type_name -> glovebox.agent.v1.PastePath
-	61, // 72: glovebox.agent.v1.ActResponse.tab:type_name -> glovebox.agent.v1.Tab
-	62, // 73: glovebox.agent.v1.ActResponse.damage:type_name -> glovebox.agent.v1.Rect
-	3,  // 74: glovebox.agent.v1.ActService.Act:input_type -> glovebox.agent.v1.ActRequest
-	0,  // 75: glovebox.agent.v1.ActService.ActBatch:input_type -> glovebox.agent.v1.ActBatchRequest
-	20, // 76: glovebox.agent.v1.ActService.Act:output_type -> glovebox.agent.v1.ActResponse
-	1,  // 77: glovebox.agent.v1.ActService.ActBatch:output_type -> glovebox.agent.v1.ActBatchResponse
-	76, // [76:78] is the sub-list for method output_type
-	74, // [74:76] is the sub-list for method input_type
-	74, // [74:74] is the sub-list for extension type_name
-	74, // [74:74] is the sub-list for extension extendee
-	0,  // [0:74] is the sub-list for field type_name
+	22, // 3: glovebox.agent.v1.BatchFailure.reason:type_name -> glovebox.agent.v1.ErrorReason
+	21, // 4: glovebox.agent.v1.BatchFailure.metadata:type_name -> glovebox.agent.v1.BatchFailure.MetadataEntry
+	23, // 5: glovebox.agent.v1.ActRequest.target:type_name -> glovebox.agent.v1.Target
+	17, // 6: glovebox.agent.v1.ActRequest.observe:type_name -> glovebox.agent.v1.ObserveAfter
+	4,  // 7: glovebox.agent.v1.ActRequest.mouse_move:type_name -> glovebox.agent.v1.MouseMove
+	5,  // 8: glovebox.agent.v1.ActRequest.click:type_name -> glovebox.agent.v1.Click
+	6,  // 9: glovebox.agent.v1.ActRequest.mouse_down:type_name -> glovebox.agent.v1.MouseDown
+	7,  // 10: glovebox.agent.v1.ActRequest.mouse_up:type_name -> glovebox.agent.v1.MouseUp
+	8,  // 11: glovebox.agent.v1.ActRequest.drag:type_name -> glovebox.agent.v1.Drag
+	9,  // 12: glovebox.agent.v1.ActRequest.scroll:type_name -> glovebox.agent.v1.Scroll
+	10, // 13: glovebox.agent.v1.ActRequest.key:type_name -> glovebox.agent.v1.Key
+	11, // 14: glovebox.agent.v1.ActRequest.key_down:type_name -> glovebox.agent.v1.KeyDown
+	12, // 15: glovebox.agent.v1.ActRequest.key_up:type_name -> glovebox.agent.v1.KeyUp
+	13, // 16: glovebox.agent.v1.ActRequest.hold_key:type_name -> glovebox.agent.v1.HoldKey
+	14, // 17: glovebox.agent.v1.ActRequest.type:type_name -> glovebox.agent.v1.TypeText
+	15, // 18: glovebox.agent.v1.ActRequest.wait:type_name -> glovebox.agent.v1.Wait
+	16, // 19: glovebox.agent.v1.ActRequest.release_all:type_name -> glovebox.agent.v1.ReleaseAll
+	24, // 20: glovebox.agent.v1.ActRequest.element_click:type_name -> glovebox.agent.v1.ElementClick
+	25, // 21: glovebox.agent.v1.ActRequest.element_focus:type_name -> glovebox.agent.v1.ElementFocus
+	26, // 22: glovebox.agent.v1.ActRequest.element_set_value:type_name -> glovebox.agent.v1.ElementSetValue
+	27, // 23: glovebox.agent.v1.ActRequest.element_select_text:type_name -> glovebox.agent.v1.ElementSelectText
+	28, // 24: glovebox.agent.v1.ActRequest.element_do_action:type_name -> glovebox.agent.v1.ElementDoAction
+	29, // 25: glovebox.agent.v1.ActRequest.element_scroll_into_view:type_name -> glovebox.agent.v1.ElementScrollIntoView
+	30, // 26: glovebox.agent.v1.ActRequest.new_tab:type_name -> glovebox.agent.v1.NewTab
+	31, // 27: glovebox.agent.v1.ActRequest.close_tab:type_name -> glovebox.agent.v1.CloseTab
+	32, // 28: glovebox.agent.v1.ActRequest.activate_tab:type_name -> glovebox.agent.v1.ActivateTab
+	33, // 29: glovebox.agent.v1.ActRequest.navigate:type_name -> glovebox.agent.v1.Navigate
+	34, // 30: glovebox.agent.v1.ActRequest.reload:type_name -> glovebox.agent.v1.Reload
+	35, // 31: glovebox.agent.v1.ActRequest.stop_loading:type_name -> glovebox.agent.v1.StopLoading
+	36, // 32: glovebox.agent.v1.ActRequest.history:type_name -> glovebox.agent.v1.History
+	37, // 33: glovebox.agent.v1.ActRequest.page_click:type_name -> glovebox.agent.v1.PageClick
+	38, // 34: glovebox.agent.v1.ActRequest.fill:type_name -> glovebox.agent.v1.Fill
+	39, // 35: glovebox.agent.v1.ActRequest.page_type:type_name -> glovebox.agent.v1.PageType
+	40, // 36: glovebox.agent.v1.ActRequest.press:type_name -> glovebox.agent.v1.Press
+	41, // 37: glovebox.agent.v1.ActRequest.page_key_down:type_name -> glovebox.agent.v1.PageKeyDown
+	42, // 38: glovebox.agent.v1.ActRequest.page_key_up:type_name -> glovebox.agent.v1.PageKeyUp
+	43, // 39: glovebox.agent.v1.ActRequest.set_value:type_name -> glovebox.agent.v1.SetValue
+	44, // 40: glovebox.agent.v1.ActRequest.page_select_text:type_name -> glovebox.agent.v1.PageSelectText
+	45, // 41: glovebox.agent.v1.ActRequest.paste:type_name -> glovebox.agent.v1.Paste
+	46, // 42: glovebox.agent.v1.ActRequest.page_scroll:type_name -> glovebox.agent.v1.PageScroll
+	47, // 43: glovebox.agent.v1.ActRequest.hover:type_name -> glovebox.agent.v1.Hover
+	48, // 44: glovebox.agent.v1.ActRequest.page_drag:type_name -> glovebox.agent.v1.PageDrag
+	49, // 45: glovebox.agent.v1.ActRequest.set_viewport:type_name -> glovebox.agent.v1.SetViewport
+	50, // 46: glovebox.agent.v1.ActRequest.wait_for:type_name -> glovebox.agent.v1.WaitFor
+	51, // 47: glovebox.agent.v1.ActRequest.secondary_action:type_name -> glovebox.agent.v1.SecondaryAction
+	52, // 48: glovebox.agent.v1.MouseMove.to:type_name -> glovebox.agent.v1.Point
+	52, // 49: glovebox.agent.v1.Click.at:type_name -> glovebox.agent.v1.Point
+	53, // 50: glovebox.agent.v1.Click.button:type_name -> glovebox.agent.v1.MouseButton
+	52, // 51: glovebox.agent.v1.MouseDown.at:type_name -> glovebox.agent.v1.Point
+	53, // 52: glovebox.agent.v1.MouseDown.button:type_name -> glovebox.agent.v1.MouseButton
+	52, // 53: glovebox.agent.v1.MouseUp.at:type_name -> glovebox.agent.v1.Point
+	53, // 54: glovebox.agent.v1.MouseUp.button:type_name -> glovebox.agent.v1.MouseButton
+	52, // 55: glovebox.agent.v1.Drag.path:type_name -> glovebox.agent.v1.Point
+	53, // 56: glovebox.agent.v1.Drag.button:type_name -> glovebox.agent.v1.MouseButton
+	52, // 57: glovebox.agent.v1.Scroll.at:type_name -> glovebox.agent.v1.Point
+	54, // 58: glovebox.agent.v1.ObserveAfter.screenshot:type_name -> glovebox.agent.v1.ScreenshotOptions
+	55, // 59: glovebox.agent.v1.Observation.screenshot:type_name -> glovebox.agent.v1.Image
+	52, // 60: glovebox.agent.v1.Observation.cursor:type_name -> glovebox.agent.v1.Point
+	53, // 61: glovebox.agent.v1.HeldInput.button:type_name -> glovebox.agent.v1.MouseButton
+	56, // 62: glovebox.agent.v1.ActResponse.effect:type_name -> glovebox.agent.v1.Effect
+	57, // 63: glovebox.agent.v1.ActResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	58, // 64: glovebox.agent.v1.ActResponse.timing:type_name -> glovebox.agent.v1.Timing
+	18, // 65: glovebox.agent.v1.ActResponse.observation:type_name -> glovebox.agent.v1.Observation
+	19, // 66: glovebox.agent.v1.ActResponse.held:type_name -> glovebox.agent.v1.HeldInput
+	19, // 67: glovebox.agent.v1.ActResponse.released:type_name -> glovebox.agent.v1.HeldInput
+	52, // 68: glovebox.agent.v1.ActResponse.pointer:type_name -> glovebox.agent.v1.Point
+	59, // 69: glovebox.agent.v1.ActResponse.selection:type_name -> glovebox.agent.v1.TextRange
+	60, // 70: glovebox.agent.v1.ActResponse.scroll_before:type_name -> glovebox.agent.v1.ScrollPosition
+	60, // 71: glovebox.agent.v1.ActResponse.scroll_after:type_name -> glovebox.agent.v1.ScrollPosition
+	61, // 72: glovebox.agent.v1.ActResponse.paste_path:type_name -> glovebox.agent.v1.PastePath
+	62, // 73: glovebox.agent.v1.ActResponse.tab:type_name -> glovebox.agent.v1.Tab
+	63, // 74: glovebox.agent.v1.ActResponse.damage:type_name -> glovebox.agent.v1.Rect
+	3,  // 75: glovebox.agent.v1.ActService.Act:input_type -> glovebox.agent.v1.ActRequest
+	0,  // 76: glovebox.agent.v1.ActService.ActBatch:input_type -> glovebox.agent.v1.ActBatchRequest
+	20, // 77: glovebox.agent.v1.ActService.Act:output_type -> glovebox.agent.v1.ActResponse
+	1,  // 78: glovebox.agent.v1.ActService.ActBatch:output_type -> glovebox.agent.v1.ActBatchResponse
+	77, // [77:79] is the sub-list for method output_type
+	75, // [75:77] is the sub-list for method input_type
+	75, // [75:75] is the sub-list for extension type_name
+	75, // [75:75] is the sub-list for extension extendee
+	0,  // [0:75] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_act_proto_init() }
@@ -2448,7 +2463,7 @@ func file_glovebox_agent_v1_act_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_agent_v1_act_proto_rawDesc), len(file_glovebox_agent_v1_act_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -165,14 +165,23 @@ class ActResponse(_message.Message):
     def __init__(self, effect: _Optional[_Union[_common_pb2.Effect, str]] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., timing: _Optional[_Union[_common_pb2.Timing, _Mapping]] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., held: _Optional[_Iterable[_Union[HeldInput, _Mapping]]] = ..., released: _Optional[_Iterable[_Union[HeldInput, _Mapping]]] = ..., characters_typed: _Optional[int] = ..., characters_remapped: _Optional[int] = ..., pointer: _Optional[_Union[_common_pb2.Point, _Mapping]] = ..., value: _Optional[str] = ..., selection: _Optional[_Union[_snapshot_pb2.TextRange, _Mapping]] = ..., scroll_before: _Optional[_Union[_page_actions_pb2.ScrollPosition, _Mapping]] = ..., scroll_after: _Optional[_Union[_page_actions_pb2.ScrollPosition, _Mapping]] = ..., paste_path: _Optional[_Union[_page_actions_pb2.PastePath, str]] = ..., tab: _Optional[_Union[_browser_pb2.Tab, _Mapping]] = ..., used_element_action: bool = ..., damage: _Optional[_Union[_common_pb2.Rect, _Mapping]] = ...) -> None: ...
 
 class BatchFailure(_message.Message):
-    __slots__ = ["index", "message", "reason"]
+    __slots__ = ["index", "message", "metadata", "reason"]
+    class MetadataEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     INDEX_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     index: int
     message: str
+    metadata: _containers.ScalarMap[str, str]
     reason: _common_pb2.ErrorReason
-    def __init__(self, index: _Optional[int] = ..., reason: _Optional[_Union[_common_pb2.ErrorReason, str]] = ..., message: _Optional[str] = ...) -> None: ...
+    def __init__(self, index: _Optional[int] = ..., reason: _Optional[_Union[_common_pb2.ErrorReason, str]] = ..., message: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class Click(_message.Message):
     __slots__ = ["at", "button", "count", "modifiers"]
