@@ -67,6 +67,14 @@ func appendRecordBinary(dst []byte, rec *brokerv1.AuditRecord) ([]byte, bool) {
 	w.uint(13, uint64(rec.DurationUs))
 	w.str(14, rec.PrevHash)
 	w.str(15, rec.Hash)
+	w.str(16, rec.RequestId)
+	w.str(17, rec.RequestHash)
+	w.uint(18, rec.ReplayOf)
+	if rec.Response != nil {
+		start := w.begin(19)
+		w.structFields(rec.Response)
+		w.end(start)
+	}
 	return w.b, w.ok
 }
 

@@ -28,7 +28,7 @@ import (
 var fastJSON = shapeIs((&brokerv1.AuditRecord{}).ProtoReflect().Descriptor(),
 	"seq:uint64 guest:string time:message phase:enum intent_seq:uint64 rpc:string session_id:string "+
 		"principal:string target:message args:message code:string reason:string duration_us:int64 "+
-		"prev_hash:string hash:string") &&
+		"prev_hash:string hash:string request_id:string request_hash:string replay_of:uint64 response:message") &&
 	shapeIs((&agentv1.FrozenTarget{}).ProtoReflect().Descriptor(),
 		"display_id:string window_id:uint32 window_title:string source:enum generation:uint64 app_id:string "+
 			"snapshot_id:string browser_id:string tab_id:string element_ref:string")
@@ -104,6 +104,13 @@ func appendRecordJSON(dst []byte, rec *brokerv1.AuditRecord) ([]byte, bool) {
 	}
 	w.str("prev_hash", rec.PrevHash)
 	w.str("hash", rec.Hash)
+	w.str("request_id", rec.RequestId)
+	w.str("request_hash", rec.RequestHash)
+	w.uint64String("replay_of", rec.ReplayOf)
+	if rec.Response != nil {
+		w.name("response")
+		w.structValue(rec.Response)
+	}
 	return w.out, w.ok
 }
 

@@ -180,6 +180,18 @@ func randomRecord(r *rand.Rand) *brokerv1.AuditRecord {
 	if maybe() {
 		rec.Hash = randomString(r)
 	}
+	if maybe() {
+		rec.RequestId = randomString(r)
+	}
+	if maybe() {
+		rec.RequestHash = randomString(r)
+	}
+	if maybe() {
+		rec.ReplayOf = randomUint(r)
+	}
+	if maybe() {
+		rec.Response = randomStruct(r, 3)
+	}
 	return rec
 }
 

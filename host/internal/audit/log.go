@@ -265,6 +265,9 @@ func (l *Log) write(rec *brokerv1.AuditRecord) (*guestLog, *batch, error) {
 		rec.Time = timestamppb.Now()
 	}
 	enc, err := preencode(rec)
+	if err == nil {
+		enc, err = l.bound(rec, enc)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("audit record: %w: %w", errdefs.ErrInvalidArgument, err)
 	}

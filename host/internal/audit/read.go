@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 
+	"google.golang.org/protobuf/proto"
+
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/errdefs"
 )
@@ -24,11 +26,15 @@ type Filter struct {
 const (
 	DefaultPageSize = 100
 	MaxPageSize     = 1000
+	// MaxPageBytes ends a page early, whatever its size, once its records' protobuf encoding reaches this,
+	// so a page of MaxPageSize records of up to MaxRecordBytes still fits a 32 MiB message.
+	MaxPageBytes = 16 << 20
 )
 
 // List returns up to pageSize of the guest's durable records matching filter, in seq order, and the token
 // of the next page ("" when there is none). A token is the seq the next page starts at, so it stays valid
-// for as long as the log exists. pageSize 0 means DefaultPageSize; above MaxPageSize it is clamped.
+// for as long as the log exists. pageSize 0 means DefaultPageSize; above MaxPageSize it is clamped; a page
+// ends early (with a token) once it holds MaxPageBytes.
 func (l *Log) List(guest string, filter Filter, pageSize int, pageToken string) ([]*brokerv1.AuditRecord, string, error) {
 	g, err := l.guest(guest, false)
 	if err != nil {
@@ -56,16 +62,18 @@ func (l *Log) List(guest string, filter Filter, pageSize int, pageToken string) 
 		to = min(to, filter.ToSeq)
 	}
 	var out []*brokerv1.AuditRecord
-	next := ""
+	next, bytes := "", 0
 	err = scanRecords(segs, from, to, func(rec *brokerv1.AuditRecord) error {
 		if filter.SessionID != "" && rec.GetSessionId() != filter.SessionID {
 			return nil
 		}
-		if len(out) == pageSize {
+		n := proto.Size(rec)
+		if len(out) == pageSize || (len(out) > 0 && bytes+n > MaxPageBytes) {
 			next = strconv.FormatUint(rec.GetSeq(), 10)
 			return errStop
 		}
 		out = append(out, rec)
+		bytes += n
 		return nil
 	})
 	if err != nil {

@@ -36,8 +36,8 @@ var textFields = map[protoreflect.FullName]bool{
 	"glovebox.agent.v1.TextMatch.suffix": true,
 }
 
-// safeFields are string fields known not to carry typed or copied text, kept in clear even when longer than
-// maxClearString (window titles and class names identify the target an auditor needs to see).
+// safeFields are string fields known not to carry typed or copied text, kept in clear up to MaxKeptString
+// even when longer than maxClearString (window titles and class names identify the target an auditor needs to see).
 var safeFields = map[protoreflect.FullName]bool{
 	"glovebox.agent.v1.FrozenTarget.window_title": true,
 	"glovebox.agent.v1.Window.title":              true,
@@ -52,7 +52,8 @@ const maxClearString = 256
 // Redact returns m as the Struct stored in AuditRecord.args: its protojson form with proto field names,
 // except that every text-like value (textFields; any other string over maxClearString bytes not in
 // safeFields, including inside Struct, Value and Any; any string that is not valid UTF-8) is replaced by
-// k.Text(value), and bytes fields are left out. An Any is unpacked and redacted like any other message.
+// k.Text(value), bytes fields are left out, and a list of more than MaxListElements is replaced by its count,
+// size and keyed hash (bound.go) without being walked. An Any is unpacked and redacted like any other message.
 // m is not modified. The Struct is built by walking m, not by a protojson round trip, since the broker
 // redacts every request; TestRedactMatchesProtojson holds it to protojson's mapping.
 func Redact(k Key, m proto.Message) *structpb.Struct {
@@ -82,6 +83,8 @@ func (r redactor) message(m protoreflect.Message) *structpb.Value {
 		}
 		switch {
 		case fd.Kind() == protoreflect.BytesKind && !fd.IsMap():
+		case fd.IsList() && v.List().Len() > MaxListElements:
+			fields[name] = r.key.bigList(fd, v.List())
 		case fd.IsList():
 			l := v.List()
 			vals := make([]*structpb.Value, 0, l.Len())
@@ -152,7 +155,7 @@ func (r redactor) singular(fd protoreflect.FieldDescriptor, v protoreflect.Value
 		return structpb.NewNumberValue(f)
 	case protoreflect.StringKind:
 		s := v.String()
-		if textFields[fd.FullName()] || (len(s) > maxClearString && !safeFields[fd.FullName()]) || !utf8.ValidString(s) {
+		if textFields[fd.FullName()] || (len(s) > maxClearString && !safeFields[fd.FullName()]) || len(s) > MaxKeptString || !utf8.ValidString(s) {
 			return r.key.Text(s)
 		}
 		return structpb.NewStringValue(s)

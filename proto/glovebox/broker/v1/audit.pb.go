@@ -135,7 +135,10 @@ func (AuditSource) EnumDescriptor() ([]byte, []int) {
 
 // AuditRecord is one line of the audit log (protojson). Text-like values (typed, pasted, filled and clipboard
 // text) never appear: each is replaced by {"length": N, "hmac_sha256": "<hex>"} keyed with the broker's audit
-// key; image bytes are dropped.
+// key; image bytes are dropped. A record's line is at most 64 KiB: a value too big to keep (a list of more than
+// 1024 elements, a string over 4 KiB, or what is left over the record's budget) is replaced by
+// {"size": BYTES, "hmac_sha256": "<hex>"} (plus "elements" for a list), BYTES its protobuf size and the HMAC over
+// its deterministic protobuf encoding, for refused and accepted requests alike.
 type AuditRecord struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Per-guest sequence, from 1, no gaps.
@@ -163,6 +166,17 @@ type AuditRecord struct {
 	PrevHash string `protobuf:"bytes,14,opt,name=prev_hash,json=prevHash,proto3" json:"prev_hash,omitempty"`
 	// Hex SHA-256 over prev_hash and this record with hash empty, deterministically marshalled (binary protobuf).
 	Hash string `protobuf:"bytes,15,opt,name=hash,proto3" json:"hash,omitempty"`
+	// The request's request_id, when it had one (INTENT, OUTCOME, and a replay's COMPLETE record).
+	RequestId string `protobuf:"bytes,16,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Hex HMAC-SHA256 under the audit key of the request's content (the request without session_id and owner),
+	// beside request_id: a retry with the same id is answered from the log only when this matches.
+	RequestHash string `protobuf:"bytes,17,opt,name=request_hash,json=requestHash,proto3" json:"request_hash,omitempty"`
+	// For a retry answered from the log (COMPLETE): the seq of the OUTCOME record it repeats (of the INTENT
+	// when the broker stopped before the outcome); nothing was sent to the guest. A replay record has no args.
+	ReplayOf uint64 `protobuf:"varint,18,opt,name=replay_of,json=replayOf,proto3" json:"replay_of,omitempty"`
+	// For an OUTCOME of a request with a request_id: the response as sent, redacted like args, so a retry after a
+	// broker restart gets the same answer.
+	Response *structpb.Struct `protobuf:"bytes,19,opt,name=response,proto3" json:"response,omitempty"`
 	// Who acted: unset for a session's request or a principal's gRPC call; HUMAN for a person through the
 	// console; BROKER for the broker on its own.
 	Source        AuditSource `protobuf:"varint,20,opt,name=source,proto3,enum=glovebox.broker.v1.AuditSource" json:"source,omitempty"`
@@ -303,6 +317,34 @@ func (x *AuditRecord) GetHash() string {
 		return x.Hash
 	}
 	return ""
+}
+
+func (x *AuditRecord) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *AuditRecord) GetRequestHash() string {
+	if x != nil {
+		return x.RequestHash
+	}
+	return ""
+}
+
+func (x *AuditRecord) GetReplayOf() uint64 {
+	if x != nil {
+		return x.ReplayOf
+	}
+	return 0
+}
+
+func (x *AuditRecord) GetResponse() *structpb.Struct {
+	if x != nil {
+		return x.Response
+	}
+	return nil
 }
 
 func (x *AuditRecord) GetSource() AuditSource {
@@ -557,7 +599,7 @@ var File_glovebox_broker_v1_audit_proto protoreflect.FileDescriptor
 
 const file_glovebox_broker_v1_audit_proto_rawDesc = "" +
 	"\n" +
-	"\x1eglovebox/broker/v1/audit.proto\x12\x12glovebox.broker.v1\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa6\x04\n" +
+	"\x1eglovebox/broker/v1/audit.proto\x12\x12glovebox.broker.v1\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xba\x05\n" +
 	"\vAuditRecord\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x14\n" +
 	"\x05guest\x18\x02 \x01(\tR\x05guest\x12.\n" +
@@ -577,7 +619,12 @@ const file_glovebox_broker_v1_audit_proto_rawDesc = "" +
 	"\vduration_us\x18\r \x01(\x03R\n" +
 	"durationUs\x12\x1b\n" +
 	"\tprev_hash\x18\x0e \x01(\tR\bprevHash\x12\x12\n" +
-	"\x04hash\x18\x0f \x01(\tR\x04hash\x127\n" +
+	"\x04hash\x18\x0f \x01(\tR\x04hash\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x10 \x01(\tR\trequestId\x12!\n" +
+	"\frequest_hash\x18\x11 \x01(\tR\vrequestHash\x12\x1b\n" +
+	"\treplay_of\x18\x12 \x01(\x04R\breplayOf\x123\n" +
+	"\bresponse\x18\x13 \x01(\v2\x17.google.protobuf.StructR\bresponse\x127\n" +
 	"\x06source\x18\x14 \x01(\x0e2\x1f.glovebox.broker.v1.AuditSourceR\x06source\"\xbc\x01\n" +
 	"\x17ListAuditRecordsRequest\x12\x14\n" +
 	"\x05guest\x18\x01 \x01(\tR\x05guest\x12\x1d\n" +
@@ -637,22 +684,23 @@ var file_glovebox_broker_v1_audit_proto_goTypes = []any{
 	(*structpb.Struct)(nil),           // 9: google.protobuf.Struct
 }
 var file_glovebox_broker_v1_audit_proto_depIdxs = []int32{
-	7, // 0: glovebox.broker.v1.AuditRecord.time:type_name -> google.protobuf.Timestamp
-	0, // 1: glovebox.broker.v1.AuditRecord.phase:type_name -> glovebox.broker.v1.AuditPhase
-	8, // 2: glovebox.broker.v1.AuditRecord.target:type_name -> glovebox.agent.v1.FrozenTarget
-	9, // 3: glovebox.broker.v1.AuditRecord.args:type_name -> google.protobuf.Struct
-	1, // 4: glovebox.broker.v1.AuditRecord.source:type_name -> glovebox.broker.v1.AuditSource
-	2, // 5: glovebox.broker.v1.ListAuditRecordsResponse.records:type_name -> glovebox.broker.v1.AuditRecord
-	2, // 6: glovebox.broker.v1.WatchAuditRecordsResponse.record:type_name -> glovebox.broker.v1.AuditRecord
-	3, // 7: glovebox.broker.v1.AuditService.ListAuditRecords:input_type -> glovebox.broker.v1.ListAuditRecordsRequest
-	5, // 8: glovebox.broker.v1.AuditService.WatchAuditRecords:input_type -> glovebox.broker.v1.WatchAuditRecordsRequest
-	4, // 9: glovebox.broker.v1.AuditService.ListAuditRecords:output_type -> glovebox.broker.v1.ListAuditRecordsResponse
-	6, // 10: glovebox.broker.v1.AuditService.WatchAuditRecords:output_type -> glovebox.broker.v1.WatchAuditRecordsResponse
-	9, // [9:11] is the sub-list for method output_type
-	7, // [7:9] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	7,  // 0: glovebox.broker.v1.AuditRecord.time:type_name -> google.protobuf.Timestamp
+	0,  // 1: glovebox.broker.v1.AuditRecord.phase:type_name -> glovebox.broker.v1.AuditPhase
+	8,  // 2: glovebox.broker.v1.AuditRecord.target:type_name -> glovebox.agent.v1.FrozenTarget
+	9,  // 3: glovebox.broker.v1.AuditRecord.args:type_name -> google.protobuf.Struct
+	9,  // 4: glovebox.broker.v1.AuditRecord.response:type_name -> google.protobuf.Struct
+	1,  // 5: glovebox.broker.v1.AuditRecord.source:type_name -> glovebox.broker.v1.AuditSource
+	2,  // 6: glovebox.broker.v1.ListAuditRecordsResponse.records:type_name -> glovebox.broker.v1.AuditRecord
+	2,  // 7: glovebox.broker.v1.WatchAuditRecordsResponse.record:type_name -> glovebox.broker.v1.AuditRecord
+	3,  // 8: glovebox.broker.v1.AuditService.ListAuditRecords:input_type -> glovebox.broker.v1.ListAuditRecordsRequest
+	5,  // 9: glovebox.broker.v1.AuditService.WatchAuditRecords:input_type -> glovebox.broker.v1.WatchAuditRecordsRequest
+	4,  // 10: glovebox.broker.v1.AuditService.ListAuditRecords:output_type -> glovebox.broker.v1.ListAuditRecordsResponse
+	6,  // 11: glovebox.broker.v1.AuditService.WatchAuditRecords:output_type -> glovebox.broker.v1.WatchAuditRecordsResponse
+	10, // [10:12] is the sub-list for method output_type
+	8,  // [8:10] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_broker_v1_audit_proto_init() }

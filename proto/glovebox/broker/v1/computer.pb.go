@@ -453,6 +453,17 @@ type ActRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// target falls back to the session's default target; owner is set to the session id.
+	//
+	// request.request_id (optional) makes a retry safe, across broker and agent restarts: the broker owns it. Once
+	// a request with an id has its INTENT on disk, the id is bound to it for 24 hours (at most the last 1024
+	// ids per principal and guest are kept; older ones are forgotten first) by principal, guest and id, whatever
+	// the session: a retry with the same content (a keyed hash of the request without session_id and owner) is
+	// answered with the recorded outcome (replayed set, success or error alike) without acting again, rate
+	// limiting or a second INTENT; the same id with other content is refused with DUPLICATE_REQUEST, as is a
+	// retry while the first is still running. When the broker stopped after the INTENT and before the OUTCOME
+	// (killed), the outcome is unknown: a retry is refused with INTERRUPTED (ErrorInfo metadata
+	// outcome=unknown) and nothing is sent; observe, then act with a new request_id. A request refused before
+	// its INTENT (validation, policy, control, rate limit) binds nothing and may be retried with the same id.
 	Request       *v1.ActRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -511,7 +522,12 @@ type ActResponse struct {
 	// wait_for, of their one COMPLETE record.
 	AuditSeq uint64 `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
 	// Where the time went in the broker, beside the agent's response.timing.
-	Timing        *MutationTiming `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
+	Timing *MutationTiming `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
+	// True when the broker answered a retry (same principal, guest and request_id, same content) from its audit
+	// log: nothing was sent to the guest this time; response is the first attempt's as the log recorded it (text
+	// the log keeps only as length + keyed hash and image bytes are left out) and audit_seq is the first
+	// attempt's OUTCOME record.
+	Replayed      bool `protobuf:"varint,10,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -565,6 +581,13 @@ func (x *ActResponse) GetTiming() *MutationTiming {
 		return x.Timing
 	}
 	return nil
+}
+
+func (x *ActResponse) GetReplayed() bool {
+	if x != nil {
+		return x.Replayed
+	}
+	return false
 }
 
 // ActBatchRequest wraps the agent request.
@@ -889,7 +912,10 @@ type WriteClipboardRequest struct {
 	Request *v1.WriteClipboardRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
 	// Policy confirmation: text that looks like a secret is refused with CONFIRMATION_REQUIRED unless set (the
 	// broker checks it; it is not sent to the guest).
-	Confirm       bool `protobuf:"varint,3,opt,name=confirm,proto3" json:"confirm,omitempty"`
+	Confirm bool `protobuf:"varint,3,opt,name=confirm,proto3" json:"confirm,omitempty"`
+	// Idempotency key, 1..128 bytes of [A-Za-z0-9._:-] (optional; see ActRequest.request.request_id for the
+	// rules, which are the same for every mutation): only read when this request is a mutation.
+	RequestId     string `protobuf:"bytes,10,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -945,13 +971,25 @@ func (x *WriteClipboardRequest) GetConfirm() bool {
 	return false
 }
 
+func (x *WriteClipboardRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
 // WriteClipboardResponse wraps the agent response.
 type WriteClipboardResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// response.effect, response.target (generation: the broker's) and response.timing say what the write did.
-	Response      *v1.WriteClipboardResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
-	AuditSeq      uint64                     `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
-	Timing        *MutationTiming            `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
+	Response *v1.WriteClipboardResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq uint64                     `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	Timing   *MutationTiming            `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
+	// True when the broker answered a retry (same principal, guest and request_id, same content) from its audit
+	// log: nothing was sent to the guest this time; response is the first attempt's as the log recorded it (text
+	// the log keeps only as length + keyed hash and image bytes are left out) and audit_seq is the first
+	// attempt's OUTCOME record.
+	Replayed      bool `protobuf:"varint,10,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1005,6 +1043,13 @@ func (x *WriteClipboardResponse) GetTiming() *MutationTiming {
 		return x.Timing
 	}
 	return nil
+}
+
+func (x *WriteClipboardResponse) GetReplayed() bool {
+	if x != nil {
+		return x.Replayed
+	}
+	return false
 }
 
 // ListAppsRequest wraps the agent request.
@@ -1115,9 +1160,12 @@ func (x *ListAppsResponse) GetAuditSeq() uint64 {
 
 // GetAppRequest wraps the agent request.
 type GetAppRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	Request       *v1.GetAppRequest      `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request   *v1.GetAppRequest      `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	// Idempotency key, 1..128 bytes of [A-Za-z0-9._:-] (optional; see ActRequest.request.request_id for the
+	// rules, which are the same for every mutation): only read when request.launch is set.
+	RequestId     string `protobuf:"bytes,10,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1166,6 +1214,13 @@ func (x *GetAppRequest) GetRequest() *v1.GetAppRequest {
 	return nil
 }
 
+func (x *GetAppRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
 // GetAppResponse wraps the agent response.
 type GetAppResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1173,7 +1228,12 @@ type GetAppResponse struct {
 	Response *v1.GetAppResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
 	AuditSeq uint64             `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
 	// With launch (a mutation): where the time went in the broker.
-	Timing        *MutationTiming `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
+	Timing *MutationTiming `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
+	// True when the broker answered a retry (same principal, guest and request_id, same content) from its audit
+	// log: nothing was sent to the guest this time; response is the first attempt's as the log recorded it (text
+	// the log keeps only as length + keyed hash and image bytes are left out) and audit_seq is the first
+	// attempt's OUTCOME record.
+	Replayed      bool `protobuf:"varint,10,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1227,6 +1287,13 @@ func (x *GetAppResponse) GetTiming() *MutationTiming {
 		return x.Timing
 	}
 	return nil
+}
+
+func (x *GetAppResponse) GetReplayed() bool {
+	if x != nil {
+		return x.Replayed
+	}
+	return false
 }
 
 // SnapshotAppRequest wraps the agent request.
@@ -1443,9 +1510,12 @@ func (x *SnapshotWindowResponse) GetAuditSeq() uint64 {
 
 // ListBrowsersRequest wraps the agent request.
 type ListBrowsersRequest struct {
-	state         protoimpl.MessageState  `protogen:"open.v1"`
-	SessionId     string                  `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	Request       *v1.ListBrowsersRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	state     protoimpl.MessageState  `protogen:"open.v1"`
+	SessionId string                  `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request   *v1.ListBrowsersRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	// Idempotency key, 1..128 bytes of [A-Za-z0-9._:-] (optional; see ActRequest.request.request_id for the
+	// rules, which are the same for every mutation): only read when request.start_default is set.
+	RequestId     string `protobuf:"bytes,10,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1494,6 +1564,13 @@ func (x *ListBrowsersRequest) GetRequest() *v1.ListBrowsersRequest {
 	return nil
 }
 
+func (x *ListBrowsersRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
 // ListBrowsersResponse wraps the agent response.
 type ListBrowsersResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1501,7 +1578,12 @@ type ListBrowsersResponse struct {
 	Response *v1.ListBrowsersResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
 	AuditSeq uint64                   `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
 	// With start_default (a mutation): where the time went in the broker.
-	Timing        *MutationTiming `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
+	Timing *MutationTiming `protobuf:"bytes,3,opt,name=timing,proto3" json:"timing,omitempty"`
+	// True when the broker answered a retry (same principal, guest and request_id, same content) from its audit
+	// log: nothing was sent to the guest this time; response is the first attempt's as the log recorded it (text
+	// the log keeps only as length + keyed hash and image bytes are left out) and audit_seq is the first
+	// attempt's OUTCOME record.
+	Replayed      bool `protobuf:"varint,10,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1555,6 +1637,13 @@ func (x *ListBrowsersResponse) GetTiming() *MutationTiming {
 		return x.Timing
 	}
 	return nil
+}
+
+func (x *ListBrowsersResponse) GetReplayed() bool {
+	if x != nil {
+		return x.Replayed
+	}
+	return false
 }
 
 // GetBrowserRequest wraps the agent request.
@@ -2124,11 +2213,13 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"ActRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x127\n" +
-	"\arequest\x18\x02 \x01(\v2\x1d.glovebox.agent.v1.ActRequestR\arequest\"\xa2\x01\n" +
+	"\arequest\x18\x02 \x01(\v2\x1d.glovebox.agent.v1.ActRequestR\arequest\"\xbe\x01\n" +
 	"\vActResponse\x12:\n" +
 	"\bresponse\x18\x01 \x01(\v2\x1e.glovebox.agent.v1.ActResponseR\bresponse\x12\x1b\n" +
 	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\x12:\n" +
-	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\"n\n" +
+	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\x12\x1a\n" +
+	"\breplayed\x18\n" +
+	" \x01(\bR\breplayed\"n\n" +
 	"\x0fActBatchRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12<\n" +
@@ -2151,31 +2242,41 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\arequest\x18\x02 \x01(\v2'.glovebox.agent.v1.ReadClipboardRequestR\arequest\"z\n" +
 	"\x15ReadClipboardResponse\x12D\n" +
 	"\bresponse\x18\x01 \x01(\v2(.glovebox.agent.v1.ReadClipboardResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"\x94\x01\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"\xb3\x01\n" +
 	"\x15WriteClipboardRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12B\n" +
 	"\arequest\x18\x02 \x01(\v2(.glovebox.agent.v1.WriteClipboardRequestR\arequest\x12\x18\n" +
-	"\aconfirm\x18\x03 \x01(\bR\aconfirm\"\xb8\x01\n" +
+	"\aconfirm\x18\x03 \x01(\bR\aconfirm\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\n" +
+	" \x01(\tR\trequestId\"\xd4\x01\n" +
 	"\x16WriteClipboardResponse\x12E\n" +
 	"\bresponse\x18\x01 \x01(\v2).glovebox.agent.v1.WriteClipboardResponseR\bresponse\x12\x1b\n" +
 	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\x12:\n" +
-	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\"n\n" +
+	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\x12\x1a\n" +
+	"\breplayed\x18\n" +
+	" \x01(\bR\breplayed\"n\n" +
 	"\x0fListAppsRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12<\n" +
 	"\arequest\x18\x02 \x01(\v2\".glovebox.agent.v1.ListAppsRequestR\arequest\"p\n" +
 	"\x10ListAppsResponse\x12?\n" +
 	"\bresponse\x18\x01 \x01(\v2#.glovebox.agent.v1.ListAppsResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"j\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"\x89\x01\n" +
 	"\rGetAppRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12:\n" +
-	"\arequest\x18\x02 \x01(\v2 .glovebox.agent.v1.GetAppRequestR\arequest\"\xa8\x01\n" +
+	"\arequest\x18\x02 \x01(\v2 .glovebox.agent.v1.GetAppRequestR\arequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\n" +
+	" \x01(\tR\trequestId\"\xc4\x01\n" +
 	"\x0eGetAppResponse\x12=\n" +
 	"\bresponse\x18\x01 \x01(\v2!.glovebox.agent.v1.GetAppResponseR\bresponse\x12\x1b\n" +
 	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\x12:\n" +
-	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\"t\n" +
+	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\x12\x1a\n" +
+	"\breplayed\x18\n" +
+	" \x01(\bR\breplayed\"t\n" +
 	"\x12SnapshotAppRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12?\n" +
@@ -2189,15 +2290,20 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\arequest\x18\x02 \x01(\v2(.glovebox.agent.v1.SnapshotWindowRequestR\arequest\"|\n" +
 	"\x16SnapshotWindowResponse\x12E\n" +
 	"\bresponse\x18\x01 \x01(\v2).glovebox.agent.v1.SnapshotWindowResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"v\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"\x95\x01\n" +
 	"\x13ListBrowsersRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12@\n" +
-	"\arequest\x18\x02 \x01(\v2&.glovebox.agent.v1.ListBrowsersRequestR\arequest\"\xb4\x01\n" +
+	"\arequest\x18\x02 \x01(\v2&.glovebox.agent.v1.ListBrowsersRequestR\arequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\n" +
+	" \x01(\tR\trequestId\"\xd0\x01\n" +
 	"\x14ListBrowsersResponse\x12C\n" +
 	"\bresponse\x18\x01 \x01(\v2'.glovebox.agent.v1.ListBrowsersResponseR\bresponse\x12\x1b\n" +
 	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\x12:\n" +
-	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\"r\n" +
+	"\x06timing\x18\x03 \x01(\v2\".glovebox.broker.v1.MutationTimingR\x06timing\x12\x1a\n" +
+	"\breplayed\x18\n" +
+	" \x01(\bR\breplayed\"r\n" +
 	"\x11GetBrowserRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12>\n" +

@@ -16,7 +16,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eglovebox/broker/v1/audit.proto\x12\x12glovebox.broker.v1\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa6\x04\n\x0b\x41uditRecord\x12\x10\n\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x14\n\x05guest\x18\x02 \x01(\tR\x05guest\x12.\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x04time\x12\x34\n\x05phase\x18\x04 \x01(\x0e\x32\x1e.glovebox.broker.v1.AuditPhaseR\x05phase\x12\x1d\n\nintent_seq\x18\x05 \x01(\x04R\tintentSeq\x12\x10\n\x03rpc\x18\x06 \x01(\tR\x03rpc\x12\x1d\n\nsession_id\x18\x07 \x01(\tR\tsessionId\x12\x1c\n\tprincipal\x18\x08 \x01(\tR\tprincipal\x12\x37\n\x06target\x18\t \x01(\x0b\x32\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12+\n\x04\x61rgs\x18\n \x01(\x0b\x32\x17.google.protobuf.StructR\x04\x61rgs\x12\x12\n\x04\x63ode\x18\x0b \x01(\tR\x04\x63ode\x12\x16\n\x06reason\x18\x0c \x01(\tR\x06reason\x12\x1f\n\x0b\x64uration_us\x18\r \x01(\x03R\ndurationUs\x12\x1b\n\tprev_hash\x18\x0e \x01(\tR\x08prevHash\x12\x12\n\x04hash\x18\x0f \x01(\tR\x04hash\x12\x37\n\x06source\x18\x14 \x01(\x0e\x32\x1f.glovebox.broker.v1.AuditSourceR\x06source\"\xbc\x01\n\x17ListAuditRecordsRequest\x12\x14\n\x05guest\x18\x01 \x01(\tR\x05guest\x12\x1d\n\nsession_id\x18\x02 \x01(\tR\tsessionId\x12\x19\n\x08\x66rom_seq\x18\x03 \x01(\x04R\x07\x66romSeq\x12\x15\n\x06to_seq\x18\x04 \x01(\x04R\x05toSeq\x12\x1b\n\tpage_size\x18\x05 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x06 \x01(\tR\tpageToken\"}\n\x18ListAuditRecordsResponse\x12\x39\n\x07records\x18\x01 \x03(\x0b\x32\x1f.glovebox.broker.v1.AuditRecordR\x07records\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"K\n\x18WatchAuditRecordsRequest\x12\x14\n\x05guest\x18\x01 \x01(\tR\x05guest\x12\x19\n\x08\x66rom_seq\x18\x02 \x01(\x04R\x07\x66romSeq\"T\n\x19WatchAuditRecordsResponse\x12\x37\n\x06record\x18\x01 \x01(\x0b\x32\x1f.glovebox.broker.v1.AuditRecordR\x06record*t\n\nAuditPhase\x12\x1b\n\x17\x41UDIT_PHASE_UNSPECIFIED\x10\x00\x12\x16\n\x12\x41UDIT_PHASE_INTENT\x10\x01\x12\x17\n\x13\x41UDIT_PHASE_OUTCOME\x10\x02\x12\x18\n\x14\x41UDIT_PHASE_COMPLETE\x10\x03*\\\n\x0b\x41uditSource\x12\x1c\n\x18\x41UDIT_SOURCE_UNSPECIFIED\x10\x00\x12\x16\n\x12\x41UDIT_SOURCE_HUMAN\x10\x01\x12\x17\n\x13\x41UDIT_SOURCE_BROKER\x10\x02\x32\xf1\x01\n\x0c\x41uditService\x12m\n\x10ListAuditRecords\x12+.glovebox.broker.v1.ListAuditRecordsRequest\x1a,.glovebox.broker.v1.ListAuditRecordsResponse\x12r\n\x11WatchAuditRecords\x12,.glovebox.broker.v1.WatchAuditRecordsRequest\x1a-.glovebox.broker.v1.WatchAuditRecordsResponse0\x01\x42\x30Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eglovebox/broker/v1/audit.proto\x12\x12glovebox.broker.v1\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xba\x05\n\x0b\x41uditRecord\x12\x10\n\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x14\n\x05guest\x18\x02 \x01(\tR\x05guest\x12.\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x04time\x12\x34\n\x05phase\x18\x04 \x01(\x0e\x32\x1e.glovebox.broker.v1.AuditPhaseR\x05phase\x12\x1d\n\nintent_seq\x18\x05 \x01(\x04R\tintentSeq\x12\x10\n\x03rpc\x18\x06 \x01(\tR\x03rpc\x12\x1d\n\nsession_id\x18\x07 \x01(\tR\tsessionId\x12\x1c\n\tprincipal\x18\x08 \x01(\tR\tprincipal\x12\x37\n\x06target\x18\t \x01(\x0b\x32\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12+\n\x04\x61rgs\x18\n \x01(\x0b\x32\x17.google.protobuf.StructR\x04\x61rgs\x12\x12\n\x04\x63ode\x18\x0b \x01(\tR\x04\x63ode\x12\x16\n\x06reason\x18\x0c \x01(\tR\x06reason\x12\x1f\n\x0b\x64uration_us\x18\r \x01(\x03R\ndurationUs\x12\x1b\n\tprev_hash\x18\x0e \x01(\tR\x08prevHash\x12\x12\n\x04hash\x18\x0f \x01(\tR\x04hash\x12\x1d\n\nrequest_id\x18\x10 \x01(\tR\trequestId\x12!\n\x0crequest_hash\x18\x11 \x01(\tR\x0brequestHash\x12\x1b\n\treplay_of\x18\x12 \x01(\x04R\x08replayOf\x12\x33\n\x08response\x18\x13 \x01(\x0b\x32\x17.google.protobuf.StructR\x08response\x12\x37\n\x06source\x18\x14 \x01(\x0e\x32\x1f.glovebox.broker.v1.AuditSourceR\x06source\"\xbc\x01\n\x17ListAuditRecordsRequest\x12\x14\n\x05guest\x18\x01 \x01(\tR\x05guest\x12\x1d\n\nsession_id\x18\x02 \x01(\tR\tsessionId\x12\x19\n\x08\x66rom_seq\x18\x03 \x01(\x04R\x07\x66romSeq\x12\x15\n\x06to_seq\x18\x04 \x01(\x04R\x05toSeq\x12\x1b\n\tpage_size\x18\x05 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x06 \x01(\tR\tpageToken\"}\n\x18ListAuditRecordsResponse\x12\x39\n\x07records\x18\x01 \x03(\x0b\x32\x1f.glovebox.broker.v1.AuditRecordR\x07records\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"K\n\x18WatchAuditRecordsRequest\x12\x14\n\x05guest\x18\x01 \x01(\tR\x05guest\x12\x19\n\x08\x66rom_seq\x18\x02 \x01(\x04R\x07\x66romSeq\"T\n\x19WatchAuditRecordsResponse\x12\x37\n\x06record\x18\x01 \x01(\x0b\x32\x1f.glovebox.broker.v1.AuditRecordR\x06record*t\n\nAuditPhase\x12\x1b\n\x17\x41UDIT_PHASE_UNSPECIFIED\x10\x00\x12\x16\n\x12\x41UDIT_PHASE_INTENT\x10\x01\x12\x17\n\x13\x41UDIT_PHASE_OUTCOME\x10\x02\x12\x18\n\x14\x41UDIT_PHASE_COMPLETE\x10\x03*\\\n\x0b\x41uditSource\x12\x1c\n\x18\x41UDIT_SOURCE_UNSPECIFIED\x10\x00\x12\x16\n\x12\x41UDIT_SOURCE_HUMAN\x10\x01\x12\x17\n\x13\x41UDIT_SOURCE_BROKER\x10\x02\x32\xf1\x01\n\x0c\x41uditService\x12m\n\x10ListAuditRecords\x12+.glovebox.broker.v1.ListAuditRecordsRequest\x1a,.glovebox.broker.v1.ListAuditRecordsResponse\x12r\n\x11WatchAuditRecords\x12,.glovebox.broker.v1.WatchAuditRecordsRequest\x1a-.glovebox.broker.v1.WatchAuditRecordsResponse0\x01\x42\x30Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'glovebox.broker.v1.audit_pb2', globals())
@@ -24,20 +24,20 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1'
-  _AUDITPHASE._serialized_start=1183
-  _AUDITPHASE._serialized_end=1299
-  _AUDITSOURCE._serialized_start=1301
-  _AUDITSOURCE._serialized_end=1393
+  _AUDITPHASE._serialized_start=1331
+  _AUDITPHASE._serialized_end=1447
+  _AUDITSOURCE._serialized_start=1449
+  _AUDITSOURCE._serialized_end=1541
   _AUDITRECORD._serialized_start=150
-  _AUDITRECORD._serialized_end=700
-  _LISTAUDITRECORDSREQUEST._serialized_start=703
-  _LISTAUDITRECORDSREQUEST._serialized_end=891
-  _LISTAUDITRECORDSRESPONSE._serialized_start=893
-  _LISTAUDITRECORDSRESPONSE._serialized_end=1018
-  _WATCHAUDITRECORDSREQUEST._serialized_start=1020
-  _WATCHAUDITRECORDSREQUEST._serialized_end=1095
-  _WATCHAUDITRECORDSRESPONSE._serialized_start=1097
-  _WATCHAUDITRECORDSRESPONSE._serialized_end=1181
-  _AUDITSERVICE._serialized_start=1396
-  _AUDITSERVICE._serialized_end=1637
+  _AUDITRECORD._serialized_end=848
+  _LISTAUDITRECORDSREQUEST._serialized_start=851
+  _LISTAUDITRECORDSREQUEST._serialized_end=1039
+  _LISTAUDITRECORDSRESPONSE._serialized_start=1041
+  _LISTAUDITRECORDSRESPONSE._serialized_end=1166
+  _WATCHAUDITRECORDSREQUEST._serialized_start=1168
+  _WATCHAUDITRECORDSREQUEST._serialized_end=1243
+  _WATCHAUDITRECORDSRESPONSE._serialized_start=1245
+  _WATCHAUDITRECORDSRESPONSE._serialized_end=1329
+  _AUDITSERVICE._serialized_start=1544
+  _AUDITSERVICE._serialized_end=1785
 # @@protoc_insertion_point(module_scope)

@@ -17,7 +17,7 @@ AUDIT_SOURCE_UNSPECIFIED: AuditSource
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class AuditRecord(_message.Message):
-    __slots__ = ["args", "code", "duration_us", "guest", "hash", "intent_seq", "phase", "prev_hash", "principal", "reason", "rpc", "seq", "session_id", "source", "target", "time"]
+    __slots__ = ["args", "code", "duration_us", "guest", "hash", "intent_seq", "phase", "prev_hash", "principal", "reason", "replay_of", "request_hash", "request_id", "response", "rpc", "seq", "session_id", "source", "target", "time"]
     ARGS_FIELD_NUMBER: _ClassVar[int]
     CODE_FIELD_NUMBER: _ClassVar[int]
     DURATION_US_FIELD_NUMBER: _ClassVar[int]
@@ -28,6 +28,10 @@ class AuditRecord(_message.Message):
     PREV_HASH_FIELD_NUMBER: _ClassVar[int]
     PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_OF_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_HASH_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
     RPC_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -44,13 +48,17 @@ class AuditRecord(_message.Message):
     prev_hash: str
     principal: str
     reason: str
+    replay_of: int
+    request_hash: str
+    request_id: str
+    response: _struct_pb2.Struct
     rpc: str
     seq: int
     session_id: str
     source: AuditSource
     target: _common_pb2.FrozenTarget
     time: _timestamp_pb2.Timestamp
-    def __init__(self, seq: _Optional[int] = ..., guest: _Optional[str] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., phase: _Optional[_Union[AuditPhase, str]] = ..., intent_seq: _Optional[int] = ..., rpc: _Optional[str] = ..., session_id: _Optional[str] = ..., principal: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., code: _Optional[str] = ..., reason: _Optional[str] = ..., duration_us: _Optional[int] = ..., prev_hash: _Optional[str] = ..., hash: _Optional[str] = ..., source: _Optional[_Union[AuditSource, str]] = ...) -> None: ...
+    def __init__(self, seq: _Optional[int] = ..., guest: _Optional[str] = ..., time: _Optional[_Union[_timestamp_pb2.Timestamp, _Mapping]] = ..., phase: _Optional[_Union[AuditPhase, str]] = ..., intent_seq: _Optional[int] = ..., rpc: _Optional[str] = ..., session_id: _Optional[str] = ..., principal: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., code: _Optional[str] = ..., reason: _Optional[str] = ..., duration_us: _Optional[int] = ..., prev_hash: _Optional[str] = ..., hash: _Optional[str] = ..., request_id: _Optional[str] = ..., request_hash: _Optional[str] = ..., replay_of: _Optional[int] = ..., response: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., source: _Optional[_Union[AuditSource, str]] = ...) -> None: ...
 
 class ListAuditRecordsRequest(_message.Message):
     __slots__ = ["from_seq", "guest", "page_size", "page_token", "session_id", "to_seq"]

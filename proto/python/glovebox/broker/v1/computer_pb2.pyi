@@ -37,14 +37,16 @@ class ActRequest(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_act_pb2.ActRequest, _Mapping]] = ...) -> None: ...
 
 class ActResponse(_message.Message):
-    __slots__ = ["audit_seq", "response", "timing"]
+    __slots__ = ["audit_seq", "replayed", "response", "timing"]
     AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
     TIMING_FIELD_NUMBER: _ClassVar[int]
     audit_seq: int
+    replayed: bool
     response: _act_pb2.ActResponse
     timing: MutationTiming
-    def __init__(self, response: _Optional[_Union[_act_pb2.ActResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ...) -> None: ...
+    def __init__(self, response: _Optional[_Union[_act_pb2.ActResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ..., replayed: bool = ...) -> None: ...
 
 class CaptureScreenshotRequest(_message.Message):
     __slots__ = ["request", "session_id"]
@@ -97,22 +99,26 @@ class ExtractResponse(_message.Message):
     def __init__(self, response: _Optional[_Union[_browser_pb2.ExtractResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
 
 class GetAppRequest(_message.Message):
-    __slots__ = ["request", "session_id"]
+    __slots__ = ["request", "request_id", "session_id"]
     REQUEST_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     request: _accessibility_pb2.GetAppRequest
+    request_id: str
     session_id: str
-    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_accessibility_pb2.GetAppRequest, _Mapping]] = ...) -> None: ...
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_accessibility_pb2.GetAppRequest, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class GetAppResponse(_message.Message):
-    __slots__ = ["audit_seq", "response", "timing"]
+    __slots__ = ["audit_seq", "replayed", "response", "timing"]
     AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
     TIMING_FIELD_NUMBER: _ClassVar[int]
     audit_seq: int
+    replayed: bool
     response: _accessibility_pb2.GetAppResponse
     timing: MutationTiming
-    def __init__(self, response: _Optional[_Union[_accessibility_pb2.GetAppResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ...) -> None: ...
+    def __init__(self, response: _Optional[_Union[_accessibility_pb2.GetAppResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ..., replayed: bool = ...) -> None: ...
 
 class GetBrowserRequest(_message.Message):
     __slots__ = ["request", "session_id"]
@@ -163,22 +169,26 @@ class ListAppsResponse(_message.Message):
     def __init__(self, response: _Optional[_Union[_accessibility_pb2.ListAppsResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
 
 class ListBrowsersRequest(_message.Message):
-    __slots__ = ["request", "session_id"]
+    __slots__ = ["request", "request_id", "session_id"]
     REQUEST_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     request: _browser_pb2.ListBrowsersRequest
+    request_id: str
     session_id: str
-    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_browser_pb2.ListBrowsersRequest, _Mapping]] = ...) -> None: ...
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_browser_pb2.ListBrowsersRequest, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class ListBrowsersResponse(_message.Message):
-    __slots__ = ["audit_seq", "response", "timing"]
+    __slots__ = ["audit_seq", "replayed", "response", "timing"]
     AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
     TIMING_FIELD_NUMBER: _ClassVar[int]
     audit_seq: int
+    replayed: bool
     response: _browser_pb2.ListBrowsersResponse
     timing: MutationTiming
-    def __init__(self, response: _Optional[_Union[_browser_pb2.ListBrowsersResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ...) -> None: ...
+    def __init__(self, response: _Optional[_Union[_browser_pb2.ListBrowsersResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ..., replayed: bool = ...) -> None: ...
 
 class ListTabsRequest(_message.Message):
     __slots__ = ["request", "session_id"]
@@ -307,21 +317,25 @@ class WatchScreenResponse(_message.Message):
     def __init__(self, response: _Optional[_Union[_observe_pb2.WatchScreenResponse, _Mapping]] = ...) -> None: ...
 
 class WriteClipboardRequest(_message.Message):
-    __slots__ = ["confirm", "request", "session_id"]
+    __slots__ = ["confirm", "request", "request_id", "session_id"]
     CONFIRM_FIELD_NUMBER: _ClassVar[int]
     REQUEST_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     confirm: bool
     request: _clipboard_pb2.WriteClipboardRequest
+    request_id: str
     session_id: str
-    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_clipboard_pb2.WriteClipboardRequest, _Mapping]] = ..., confirm: bool = ...) -> None: ...
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_clipboard_pb2.WriteClipboardRequest, _Mapping]] = ..., confirm: bool = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class WriteClipboardResponse(_message.Message):
-    __slots__ = ["audit_seq", "response", "timing"]
+    __slots__ = ["audit_seq", "replayed", "response", "timing"]
     AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
     TIMING_FIELD_NUMBER: _ClassVar[int]
     audit_seq: int
+    replayed: bool
     response: _clipboard_pb2.WriteClipboardResponse
     timing: MutationTiming
-    def __init__(self, response: _Optional[_Union[_clipboard_pb2.WriteClipboardResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ...) -> None: ...
+    def __init__(self, response: _Optional[_Union[_clipboard_pb2.WriteClipboardResponse, _Mapping]] = ..., audit_seq: _Optional[int] = ..., timing: _Optional[_Union[MutationTiming, _Mapping]] = ..., replayed: bool = ...) -> None: ...
