@@ -59,7 +59,7 @@ func run(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	b, err := broker.New(broker.Options{Config: cfg, Audit: alog, Redact: alog.Redact, Logger: log, Metrics: m})
+	b, err := broker.New(broker.Options{Config: cfg, Audit: alog, Redact: alog.Redact, Fingerprint: alog.Fingerprint, Logger: log, Metrics: m})
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,10 @@ type Options struct {
 	Config *config.Config
 	Audit  Auditor
 	Redact Redactor
-	Logger *slog.Logger
+	// Fingerprint hashes requests for request_id retries (keyed); nil: request_id is not enforced by the
+	// broker. When Audit is also a RequestLog, the retry index is rebuilt from it at start.
+	Fingerprint Fingerprinter
+	Logger      *slog.Logger
 	// Metrics may be nil.
 	Metrics *metrics.Metrics
 	// ReapInterval overrides DefaultReapInterval (tests).
@@ -70,14 +73,17 @@ type Options struct {
 
 // Broker ties guests, sessions, control, policy and audit together.
 type Broker struct {
-	cfg     *config.Config
-	audit   Auditor
-	redact  Redactor
-	log     *slog.Logger
-	metrics *metrics.Metrics
-	gates   policy.Gates
-	now     func() time.Time
-	timeout time.Duration
+	cfg    *config.Config
+	audit  Auditor
+	redact Redactor
+	// fingerprint and retries: the request_id index (retry.go).
+	fingerprint Fingerprinter
+	retries     *retries
+	log         *slog.Logger
+	metrics     *metrics.Metrics
+	gates       policy.Gates
+	now         func() time.Time
+	timeout     time.Duration
 
 	mu       sync.Mutex
 	guests   map[string]*guest
@@ -104,11 +110,17 @@ func New(o Options) (*Broker, error) {
 	}
 	b := &Broker{
 		cfg: o.Config, audit: o.Audit, redact: o.Redact, log: o.Logger, metrics: o.Metrics,
+		fingerprint: o.Fingerprint, retries: newRetries(),
 		gates:   newGates(o.Config.Policy),
 		now:     o.Now,
 		timeout: time.Duration(o.Config.GuestCallTimeout),
 		guests:  map[string]*guest{}, sessions: map[string]*session{},
 		stop: make(chan struct{}),
+	}
+	if rl, ok := o.Audit.(RequestLog); ok && b.fingerprint != nil {
+		if err := b.retries.rebuild(rl, b.now()); err != nil {
+			return nil, fmt.Errorf("request_id index: %w", err)
+		}
 	}
 	for _, g := range o.Config.Guests {
 		if _, err := b.addGuest(g, "config"); err != nil {

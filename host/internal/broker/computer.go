@@ -44,6 +44,12 @@ type call struct {
 	target *agentv1.FrozenTarget
 	// timing is where a mutation's time went in the broker, set by mutate (and by an Act's observation).
 	timing *brokerv1.MutationTiming
+	// retry is the request's request_id and content hash (nil without an id), see retry.go; response is the
+	// answer a mutation got from the guest, recorded in its OUTCOME when it has an id; replayed is set when
+	// the answer came from the log.
+	retry    *retry
+	response proto.Message
+	replayed bool
 }
 
 // begin looks up the caller's open session for a computer request.
@@ -94,6 +100,9 @@ func (b *Broker) record(cl *call, phase brokerv1.AuditPhase, err error) *brokerv
 	if phase != brokerv1.AuditPhase_AUDIT_PHASE_INTENT {
 		rec.Code, rec.Reason = outcome(err)
 	}
+	if cl.retry != nil {
+		rec.RequestId, rec.RequestHash = cl.retry.key.id, cl.retry.hash
+	}
 	return rec
 }
 
@@ -139,16 +148,33 @@ type mutation struct {
 	// it is frozen and sent like an observation (observeAct).
 	observation bool
 	send        func(ctx context.Context, c guestClients) error
+	// replay fills the RPC's response from a recorded one, for a retry answered from the log.
+	replay func(recorded *structpb.Struct) error
 }
 
-// mutate runs the broker's checks in order (observe-only, control, policy, rate limit, target freezing),
-// makes the intent durable, sends the request through the guest's input queue (the session's state, control
-// and the frozen target's generation are checked again just before sending) and makes the outcome durable. It
-// returns the outcome record's sequence number.
+// mutate answers a retry of a request_id already bound from the log (retry.go), or else runs the broker's
+// checks in order (observe-only, control, policy, rate limit, target freezing), makes the intent durable,
+// sends the request through the guest's input queue (the session's state, control and the frozen target's
+// generation are checked again just before sending) and makes the outcome durable. It returns the outcome
+// record's sequence number.
 func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, error) {
 	if m.observation {
 		return b.observeAct(ctx, cl, m)
 	}
+	if cl.retry != nil {
+		e, first, err := b.retries.claim(cl.retry, b.now())
+		switch {
+		case err != nil:
+			return 0, b.refuse(ctx, cl, err)
+		case !first:
+			return b.replay(ctx, cl, e, m.replay)
+		}
+		defer b.retries.release(cl.retry)
+	}
+	return b.mutateOnce(ctx, cl, m)
+}
+
+func (b *Broker) mutateOnce(ctx context.Context, cl *call, m mutation) (uint64, error) {
 	s, g := cl.s, cl.s.guest
 	if s.mode == brokerv1.SessionMode_SESSION_MODE_OBSERVE {
 		return 0, b.refuse(ctx, cl, fmt.Errorf("session %s is observe-only: %w", s.id, errdefs.ErrReadOnlySession))
@@ -177,6 +203,9 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 	}
 	enqueued := time.Now()
 	var running, answered time.Time
+	if cl.retry != nil {
+		b.retries.update(cl.retry, func(e *retryEntry) { e.state, e.intent = retryRunning, intent })
+	}
 	g.queue.do(s.id, func() {
 		running = time.Now()
 		defer func() { answered = time.Now() }()
@@ -199,6 +228,7 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 	s.noteAction(cl.rpc, b.now(), nil, false)
 	rec := b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_OUTCOME, err)
 	rec.IntentSeq = intent
+	rec.Response = b.recordedResponse(cl, err)
 	seq, aerr := b.appendAudit(ctx, rec)
 	end := time.Now()
 	cl.timing = &brokerv1.MutationTiming{
@@ -208,6 +238,11 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 		GuestUs:        answered.Sub(running).Microseconds(),
 		OutcomeAuditUs: end.Sub(answered).Microseconds(),
 		TotalUs:        end.Sub(cl.start).Microseconds(),
+	}
+	if cl.retry != nil {
+		// Settled whether or not the outcome reached the disk: the guest was asked, so a retry must not
+		// ask again (after a restart, an outcome that never reached the disk reads as interrupted).
+		b.retries.update(cl.retry, func(e *retryEntry) { e.settle(seq, rec.GetCode(), rec.GetReason(), rec.GetResponse()) })
 	}
 	if err != nil {
 		return 0, err

@@ -112,8 +112,17 @@ func (b *Broker) ListApps(ctx context.Context, r *brokerv1.ListAppsRequest) (*br
 // limit, durable intent and outcome) when request.launch may start a program.
 func (b *Broker) GetApp(ctx context.Context, r *brokerv1.GetAppRequest) (*brokerv1.GetAppResponse, error) {
 	var launch *call
+	var replayed bool
 	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.GetAppRequest, *agentv1.GetAppResponse]{
-		rpc:   RPCGetApp,
+		rpc:       RPCGetApp,
+		requestID: r.GetRequestId(),
+		replayed:  &replayed,
+		prepare: func(_ *call, req *agentv1.GetAppRequest) []errdefs.Violation {
+			if !req.GetLaunch() {
+				return nil // request_id is only read for a launch
+			}
+			return requestIDViolation(r.GetRequestId())
+		},
 		check: validate.GetApp,
 		mutation: func(cl *call, req *agentv1.GetAppRequest) (mutation, bool) {
 			if !req.GetLaunch() {
@@ -146,7 +155,7 @@ func (b *Broker) GetApp(ctx context.Context, r *brokerv1.GetAppRequest) (*broker
 	if launch != nil {
 		timing = launch.timing
 	}
-	return &brokerv1.GetAppResponse{Response: resp, AuditSeq: seq, Timing: timing}, nil
+	return &brokerv1.GetAppResponse{Response: resp, AuditSeq: seq, Timing: timing, Replayed: replayed}, nil
 }
 
 // SnapshotApp snapshots an application (an observation); no app_id: the session's default app.

@@ -90,8 +90,17 @@ func readTab(cl *call, tab **agentv1.TabRef) {
 // ListBrowsers lists the guest's browsers: an observation, or a mutation when it may start the default one.
 func (b *Broker) ListBrowsers(ctx context.Context, r *brokerv1.ListBrowsersRequest) (*brokerv1.ListBrowsersResponse, error) {
 	var start *call
+	var replayed bool
 	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ListBrowsersRequest, *agentv1.ListBrowsersResponse]{
-		rpc: RPCListBrowsers,
+		rpc:       RPCListBrowsers,
+		requestID: r.GetRequestId(),
+		replayed:  &replayed,
+		prepare: func(_ *call, req *agentv1.ListBrowsersRequest) []errdefs.Violation {
+			if !req.GetStartDefault() {
+				return nil // request_id is only read when the default browser may be started
+			}
+			return requestIDViolation(r.GetRequestId())
+		},
 		mutation: func(cl *call, req *agentv1.ListBrowsersRequest) (mutation, bool) {
 			if !req.GetStartDefault() {
 				return mutation{}, false
@@ -118,7 +127,7 @@ func (b *Broker) ListBrowsers(ctx context.Context, r *brokerv1.ListBrowsersReque
 	if start != nil {
 		timing = start.timing
 	}
-	return &brokerv1.ListBrowsersResponse{Response: resp, AuditSeq: seq, Timing: timing}, nil
+	return &brokerv1.ListBrowsersResponse{Response: resp, AuditSeq: seq, Timing: timing, Replayed: replayed}, nil
 }
 
 // GetBrowser finds a browser by id or a tab by URL (an observation).

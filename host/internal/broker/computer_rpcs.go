@@ -37,8 +37,11 @@ func ownerViolation(owner, session string) []errdefs.Violation {
 // Act performs one action through the session (a mutation; wait and wait_for are observations).
 func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.ActResponse, error) {
 	var opened *call
+	var replayed bool
 	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ActRequest, *agentv1.ActResponse]{
-		rpc: RPCAct,
+		rpc:       RPCAct,
+		requestID: r.GetRequest().GetRequestId(),
+		replayed:  &replayed,
 		prepare: func(cl *call, ar *agentv1.ActRequest) []errdefs.Violation {
 			opened = cl
 			bad := ownerViolation(ar.GetOwner(), cl.s.id)
@@ -69,7 +72,7 @@ func (b *Broker) Act(ctx context.Context, r *brokerv1.ActRequest) (*brokerv1.Act
 	if err != nil {
 		return nil, err
 	}
-	return &brokerv1.ActResponse{Response: resp, AuditSeq: seq, Timing: opened.timing}, nil
+	return &brokerv1.ActResponse{Response: resp, AuditSeq: seq, Timing: opened.timing, Replayed: replayed}, nil
 }
 
 // freezeAct freezes an action's target: an element action's app, else the tab of a page action or the
@@ -87,13 +90,21 @@ func (b *Broker) freezeAct(cl *call, ar *agentv1.ActRequest) error {
 // through the policy gate; the audit records say it was set (args.confirm).
 func (b *Broker) WriteClipboard(ctx context.Context, r *brokerv1.WriteClipboardRequest) (*brokerv1.WriteClipboardResponse, error) {
 	var opened *call
+	var replayed bool
+	var scope []byte
+	if r.GetConfirm() {
+		scope = []byte("confirm")
+	}
 	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.WriteClipboardRequest, *agentv1.WriteClipboardResponse]{
-		rpc: RPCWriteClipboard,
+		rpc:       RPCWriteClipboard,
+		requestID: r.GetRequestId(),
+		scope:     scope,
+		replayed:  &replayed,
 		prepare: func(cl *call, wr *agentv1.WriteClipboardRequest) []errdefs.Violation {
 			opened = cl
 			gen, _ := cl.s.guest.generations()
 			cl.target = &agentv1.FrozenTarget{Source: agentv1.TargetSource_TARGET_SOURCE_EXPLICIT, Generation: gen}
-			bad := ownerViolation(wr.GetOwner(), cl.s.id)
+			bad := append(ownerViolation(wr.GetOwner(), cl.s.id), requestIDViolation(r.GetRequestId())...)
 			wr.Owner = cl.s.id
 			if r.GetConfirm() {
 				cl.extraArgs = map[string]*structpb.Value{"confirm": structpb.NewBoolValue(true)}
@@ -118,7 +129,7 @@ func (b *Broker) WriteClipboard(ctx context.Context, r *brokerv1.WriteClipboardR
 	if err != nil {
 		return nil, err
 	}
-	return &brokerv1.WriteClipboardResponse{Response: resp, AuditSeq: seq, Timing: opened.timing}, nil
+	return &brokerv1.WriteClipboardResponse{Response: resp, AuditSeq: seq, Timing: opened.timing, Replayed: replayed}, nil
 }
 
 // CaptureScreenshot takes a screenshot (an observation); options.display_id falls back to the session's

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/errgrpc"
@@ -31,6 +32,12 @@ type op[Req, Resp proto.Message] struct {
 	// answered sees the guest's answer before the call's last audit record is written (to stamp generations,
 	// record the target acted on or add to the audited args). Nil: nothing to do.
 	answered func(cl *call, resp Resp)
+	// requestID is the mutation's idempotency key ("": none) and scope the broker request's own fields that
+	// belong to its content beside the wrapped request (WriteClipboard's confirm), see retry.go; replayed,
+	// when set, is told whether the answer came from the audit log.
+	requestID string
+	scope     []byte
+	replayed  *bool
 }
 
 // open is the opening of a computer RPC: the caller's open session, the wrapped request copied (or empty, so
@@ -42,6 +49,10 @@ func open[Req, Resp proto.Message](ctx context.Context, b *Broker, sessionID str
 		return nil, zero, err
 	}
 	req := cloneOrNew(in)
+	if o.requestID != "" {
+		// The content as the caller sent it, before the session's defaults and owner are filled in.
+		cl.retry = b.newRetry(cl, o.requestID, o.scope, req)
+	}
 	var bad []errdefs.Violation
 	if o.prepare != nil {
 		bad = o.prepare(cl, req)
@@ -71,13 +82,24 @@ func run[Req, Resp proto.Message](ctx context.Context, b *Broker, sessionID stri
 		if err == nil && o.answered != nil {
 			o.answered(cl, resp)
 		}
+		if err == nil {
+			cl.response = resp
+		}
 		return err
 	}
 	var seq uint64
 	if m, ok := mutationOf(cl, req, o); ok {
 		m.send = send
+		m.replay = func(st *structpb.Struct) error {
+			resp = cloneOrNew(resp)
+			return fromRecorded(st, resp)
+		}
 		seq, err = b.mutate(ctx, cl, m)
+		if o.replayed != nil {
+			*o.replayed = cl.replayed
+		}
 	} else {
+		cl.retry = nil // an observation binds no request_id
 		seq, err = b.observe(ctx, cl, send)
 	}
 	if err != nil {
