@@ -30,8 +30,13 @@ import (
 	"google.golang.org/grpc/encoding"
 	grpcproto "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"glovebox.dev/shared/errdefs"
 )
 
 // defaultCodec is grpc-go's proto codec, which marshals for Codec.
@@ -53,7 +58,8 @@ func (Codec) Marshal(v any) (mem.BufferSlice, error) { return defaultCodec.Marsh
 
 // Unmarshal decodes data into v as grpc-go's proto codec does. When that fails and the cause is string
 // fields with invalid UTF-8, v holds the message with those strings repaired and the mark naming them
-// (see the package comment), and Unmarshal succeeds. Any other failure is returned unchanged.
+// (see the package comment), and Unmarshal succeeds. Any other decoding failure leaves v empty but for a
+// mark naming the top-level field that cannot be decoded, so it too is INVALID_ARGUMENT.
 func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	m := messageOf(v)
 	if m == nil {
@@ -62,22 +68,63 @@ func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
 	defer buf.Free()
 	b := buf.ReadOnlyData()
+	md := m.ProtoReflect().Descriptor()
+	if long := longLists(b, md, "", 0); len(long) > 0 {
+		if proto.Unmarshal(cutLists(b, md, 0), m) != nil {
+			proto.Reset(m)
+			long = append(long, malformed(b, md))
+		}
+		unmark(m)
+		mark(m, long)
+		return nil
+	}
 	err := proto.Unmarshal(b, m)
 	if err == nil {
 		unmark(m) // a mark is only ever the codec's own
 		return nil
 	}
-	fixed, found, werr := repair(b, m.ProtoReflect().Descriptor())
-	if werr != nil || len(found) == 0 {
-		return err
-	}
-	if proto.Unmarshal(fixed, m) != nil {
-		// Another fault besides the strings: report what the default codec reports.
-		return err
+	fixed, found, werr := repair(b, md)
+	if werr != nil || len(found) == 0 || proto.Unmarshal(fixed, m) != nil {
+		// Not (only) invalid UTF-8: malformed wire data (truncated, a bad tag, nested past the decoder's
+		// recursion limit) is a bad request like any other, not an INTERNAL "cannot parse".
+		proto.Reset(m)
+		mark(m, []errdefs.Violation{malformed(b, md)})
+		return nil
 	}
 	unmark(m)
 	mark(m, found)
 	return nil
+}
+
+// malformed names the top-level field of b (a message of type md) whose wire data cannot be decoded, or the
+// message itself when its tags cannot.
+func malformed(b []byte, md protoreflect.MessageDescriptor) errdefs.Violation {
+	field := "message"
+scan:
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			break
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		fd := md.Fields().ByNumber(num)
+		bad := m < 0
+		if !bad && fd != nil && fd.Message() != nil && typ == protowire.BytesType {
+			v, _ := protowire.ConsumeBytes(b[n : n+m])
+			bad = proto.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(v, dynamicpb.NewMessage(fd.Message())) != nil
+		}
+		if bad {
+			switch {
+			case fd != nil:
+				field = string(fd.Name())
+			default:
+				field = fmt.Sprintf("field %d", num)
+			}
+			break scan
+		}
+		b = b[n+m:]
+	}
+	return errdefs.Violation{Field: field, Description: fmt.Sprintf("cannot be decoded: malformed protobuf (truncated, a bad tag, or nested more than %d deep)", maxDepth)}
 }
 
 // messageOf is v as a proto.Message, as grpc-go's proto codec accepts it.

@@ -1,7 +1,9 @@
 package wirecodec
 
 import (
+	"bytes"
 	"errors"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"slices"
 	"strings"
 	"testing"
@@ -123,20 +125,34 @@ func TestUnmarshalDropsClientMark(t *testing.T) {
 	}
 }
 
-// TestUnmarshalOtherErrors: anything but invalid UTF-8 fails exactly as with the default codec.
+// TestUnmarshalOtherErrors: wire data that cannot be decoded (the default codec's INTERNAL "cannot parse")
+// is marked like invalid UTF-8, naming the top-level field, so it is INVALID_ARGUMENT too.
 func TestUnmarshalOtherErrors(t *testing.T) {
-	tests := map[string][]byte{
-		"truncated":                   typeText("abc")[:5],
-		"invalid UTF-8 and truncated": append(typeText("a\xff"), 0x0a, 0x10, 'x'),
-		"nested length past the end":  wire{}.msg(20, wire{0x0a, 0x05, 'a'}),
-		"bad tag":                     {0x00},
+	deep := bytes.Repeat(wire{0xcb, 0x06}, 100000) // group 105 starts, then as many ends
+	deep = append(deep, bytes.Repeat(wire{0xcc, 0x06}, 100000)...)
+	tests := map[string]struct {
+		raw   []byte
+		field string
+	}{
+		"truncated":                   {typeText("abc")[:5], "message"},
+		"invalid UTF-8 and truncated": {append(typeText("a\xff"), 0x0a, 0x10, 'x'), "type"},
+		"nested length past the end":  {wire{}.msg(20, wire{0x0a, 0x05, 'a'}), "type"},
+		"bad tag":                     {[]byte{0x00}, "message"},
+		"100000-deep group":           {deep, "field 105"},
 	}
-	for name, raw := range tests {
+	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			want := proto.Unmarshal(raw, &agentv1.ActRequest{})
-			got := (Codec{}).Unmarshal(slice(raw), &agentv1.ActRequest{})
-			if want == nil || got == nil || got.Error() != want.Error() {
-				t.Errorf("Unmarshal = %v, want the default codec's %v", got, want)
+			if proto.Unmarshal(tc.raw, &agentv1.ActRequest{}) == nil {
+				t.Fatal("the default codec decodes it")
+			}
+			m := &agentv1.ActRequest{}
+			if err := (Codec{}).Unmarshal(slice(tc.raw), m); err != nil {
+				t.Fatalf("Unmarshal = %v, want a marked message", err)
+			}
+			payload, ok := unmark(m)
+			br := &errdetails.BadRequest{}
+			if !ok || proto.Unmarshal(payload, br) != nil || len(br.GetFieldViolations()) != 1 || br.GetFieldViolations()[0].GetField() != tc.field {
+				t.Errorf("mark = %v, want one violation naming %q", br, tc.field)
 			}
 		})
 	}
