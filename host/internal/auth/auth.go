@@ -1,6 +1,9 @@
 // Package auth authenticates the broker's callers: on unix sockets by the peer uid (SO_PEERCRED), on TCP by
 // the verified TLS client certificate, each mapped to a configured principal during the transport handshake.
-// Unknown peers are refused before any RPC runs; a per-RPC interceptor puts the principal in the context.
+// A TLS peer without a known certificate is refused in the handshake; a unix peer with an unknown uid is
+// admitted to the transport only to have every RPC refused with PERMISSION_DENIED naming its uid (a refused
+// handshake reads as UNAVAILABLE, which clients retry forever). A per-RPC interceptor puts the principal in
+// the context.
 package auth
 
 import (
@@ -21,6 +24,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"glovebox.dev/host/internal/config"
+	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // Directory maps authenticated identities to principals.
@@ -104,12 +109,14 @@ func (c *Credentials) ServerHandshake(conn net.Conn) (net.Conn, credentials.Auth
 			c.log.Warn("refused connection", "transport", "unix", "error", err)
 			return nil, nil, err
 		}
-		p := c.dir.byUID[uid]
-		if p == nil {
+		info := AuthInfo{CommonAuthInfo: credentials.CommonAuthInfo{SecurityLevel: credentials.PrivacyAndIntegrity}, Principal: c.dir.byUID[uid], Via: fmt.Sprintf("uid %d", uid)}
+		if info.Principal == nil {
+			// Admitted to the transport without a principal, so that every RPC on it is answered
+			// PERMISSION_DENIED with the reason (a refused handshake is UNAVAILABLE, which clients retry
+			// forever); the interceptors serve it nothing else.
 			c.log.Warn("refused connection", "transport", "unix", "uid", uid, "error", ErrUnknownPeer)
-			return nil, nil, fmt.Errorf("uid %d: %w", uid, ErrUnknownPeer)
 		}
-		return conn, AuthInfo{CommonAuthInfo: credentials.CommonAuthInfo{SecurityLevel: credentials.PrivacyAndIntegrity}, Principal: p, Via: fmt.Sprintf("uid %d", uid)}, nil
+		return conn, info, nil
 	}
 	if c.tls == nil {
 		c.log.Warn("refused connection", "remote", conn.RemoteAddr().String(), "error", "not a unix socket and no TLS configured")
@@ -213,15 +220,20 @@ func CallerFrom(ctx context.Context) *Caller {
 	return c
 }
 
-// principalOf reads the principal the handshake attached to the connection.
+// principalOf reads the principal the handshake attached to the connection. A unix peer whose uid is no
+// principal's gets PERMISSION_DENIED naming its uid (the reason is the caller's own identity, nothing of the
+// broker's configuration).
 func principalOf(ctx context.Context) (*config.Principal, error) {
 	p, ok := peer.FromContext(ctx)
 	if !ok {
 		return nil, status.Error(codes.Unauthenticated, "no peer")
 	}
 	ai, ok := p.AuthInfo.(AuthInfo)
-	if !ok || ai.Principal == nil {
+	switch {
+	case !ok:
 		return nil, status.Error(codes.Unauthenticated, "unauthenticated connection")
+	case ai.Principal == nil:
+		return nil, errgrpc.ToStatus(fmt.Errorf("unix peer %s is not a principal of this broker; ask its operator to add it: %w", ai.Via, errdefs.ErrPermissionDenied)).Err()
 	}
 	return ai.Principal, nil
 }
