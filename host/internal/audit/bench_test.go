@@ -2,12 +2,10 @@ package audit
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -188,58 +186,6 @@ func BenchmarkRedact(b *testing.B) {
 			for b.Loop() {
 				side.redact(testKey, req)
 			}
-		})
-	}
-}
-
-// BenchmarkSyncAIO is the evidence for aio_linux.go: audited mutations from 16 guests at once (each
-// goroutine on its own guest, 8 goroutines per CPU), with the fdatasyncs that would block a second thread
-// submitted through Linux AIO (aio) against every writer calling fdatasync itself (fdatasync, what
-// Options.BlockingSync gives), in one run. Reported: mutations/s and the p99 of one mutation.
-func BenchmarkSyncAIO(b *testing.B) {
-	for _, mode := range []struct {
-		name     string
-		blocking bool
-	}{{"aio", false}, {"fdatasync", true}} {
-		b.Run(mode.name, func(b *testing.B) {
-			l, _ := openLog(b, Options{BlockingSync: mode.blocking})
-			defer l.Close()
-			var next atomic.Int64
-			var mu sync.Mutex
-			var lat []time.Duration
-			b.SetParallelism(8)
-			b.ResetTimer()
-			start := time.Now()
-			b.RunParallel(func(pb *testing.PB) {
-				guest := fmt.Sprintf("g%d", next.Add(1)%16)
-				var mine []time.Duration
-				for i := 0; pb.Next(); i++ {
-					t0 := time.Now()
-					intent := clickRecord(guest, "s", i)
-					if _, err := l.Append(context.Background(), intent); err != nil {
-						b.Error(err)
-						return
-					}
-					outcome := clickRecord(guest, "s", i)
-					outcome.Phase, outcome.IntentSeq, outcome.Code = brokerv1.AuditPhase_AUDIT_PHASE_OUTCOME, intent.GetSeq(), "OK"
-					if _, err := l.Append(context.Background(), outcome); err != nil {
-						b.Error(err)
-						return
-					}
-					mine = append(mine, time.Since(t0))
-				}
-				mu.Lock()
-				lat = append(lat, mine...)
-				mu.Unlock()
-			})
-			elapsed := time.Since(start)
-			b.StopTimer()
-			if len(lat) == 0 {
-				return
-			}
-			slices.Sort(lat)
-			b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "mutations/s")
-			b.ReportMetric(benchtest.Ms(lat[len(lat)*99/100]), "mutation-p99-ms")
 		})
 	}
 }

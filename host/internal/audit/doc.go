@@ -56,13 +56,9 @@
 // records of observations answered during the last fsyncs; their seqs are then given to the next records. A caller that needs an observation's record durable reads
 // it back (ListAuditRecords waits for the fsync under way). Refusals, session and control records use Append.
 //
-// fdatasync is a blocking system call, and a goroutine in it keeps its P (scheduler slot) until sysmon takes
-// it back, which it often does not do for the whole call: with GOMAXPROCS=2 and 16 guests fsyncing, the
-// execution trace of the broker's throughput benchmark showed on average 1.2 of the 2 Ps sitting in
-// fdatasync while runnable goroutines waited. So a Log runs at most one plain fdatasync at a time (the
-// lowest latency for a lone append); a sync that starts while another is in flight is submitted with Linux
-// AIO (IOCB_CMD_FDSYNC, done by a kernel worker) and its completion is read from an eventfd through the Go
-// netpoller, so the waiting writer parks without a P (Options.BlockingSync turns this off). The guests' files
+// Each sync round calls fdatasync in its own goroutine. (Submitting concurrent fdatasyncs through Linux AIO,
+// so a writer waiting for one holds no P, was tried and removed: BenchmarkSyncAIO, run against plain
+// fdatasync on 16 guests at once, showed no clear gain, so the simpler path stays.) The guests' files
 // are synced independently and concurrently; ext4 joins concurrent fdatasyncs into one journal commit, so a
 // user-space batch across guests would save nothing the kernel does not already save. Files are not
 // preallocated: every fdatasync also commits the file's new size.

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
@@ -38,16 +37,6 @@ type Options struct {
 	Observer Observer
 	// Logger receives write errors and recovery notes (never record contents); nil: discard.
 	Logger *slog.Logger
-	// BlockingSync makes every writer call fdatasync itself, even while another guest's sync is under way,
-	// instead of handing the concurrent ones to Linux AIO (see the package doc, "Durability and speed"); for
-	// comparison benchmarks. Platforms without AIO fsync always sync this way.
-	BlockingSync bool
-}
-
-// syncer makes a file's written data durable.
-type syncer interface {
-	datasync(f *os.File) error
-	close()
 }
 
 // Observer receives the log's metrics. Calls for a guest come one at a time, from the goroutine running its
@@ -68,8 +57,6 @@ type Log struct {
 	key  Key
 	opts Options
 
-	sync     syncer       // nil: fdatasync in the writer goroutine
-	inflight atomic.Int32 // syncs under way
 	// syncFault, when set (tests only, before the first append), is called before each sync of a batch
 	// and fails it with its error.
 	syncFault func() error
@@ -113,9 +100,6 @@ func Open(dir string, key Key, opts Options) (*Log, error) {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
 	l := &Log{dir: dir, key: key, opts: opts, guests: map[string]*guestLog{}}
-	if !opts.BlockingSync {
-		l.sync = newSyncer()
-	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
@@ -135,24 +119,15 @@ func Open(dir string, key Key, opts Options) (*Log, error) {
 	return l, nil
 }
 
-// datasync makes f's written data durable. With an AIO syncer, the first sync in flight in this Log runs
-// as a plain fdatasync in the calling writer goroutine (lowest latency for a lone append), and any sync that
-// starts while another is in flight goes through AIO, so that at most one P is ever held by a blocking
-// fdatasync (see aioSyncer).
+// datasync makes f's written data durable: fdatasync in the calling goroutine. (Linux AIO for concurrent
+// syncs was tried and removed: BenchmarkSyncAIO showed no clear gain, see docs/ARCHITECTURE.md.)
 func (l *Log) datasync(f *os.File) error {
 	if l.syncFault != nil {
 		if err := l.syncFault(); err != nil {
 			return err
 		}
 	}
-	if l.sync == nil {
-		return datasync(f)
-	}
-	defer l.inflight.Add(-1)
-	if l.inflight.Add(1) == 1 {
-		return datasync(f)
-	}
-	return l.sync.datasync(f)
+	return datasync(f)
 }
 
 // Redact is Redact with the log's key.
@@ -292,9 +267,6 @@ func (l *Log) Close() error {
 	var errs []error
 	for _, g := range guests {
 		errs = append(errs, g.stop())
-	}
-	if l.sync != nil {
-		l.sync.close()
 	}
 	return errors.Join(errs...)
 }

@@ -24,7 +24,6 @@ func TestSyncFailure(t *testing.T) {
 	}{
 		{name: "every-2nd", every: 2},
 		{name: "every-3rd-rotating", opts: Options{RotateBytes: 4 << 10}, every: 3},
-		{name: "every-5th-blocking", opts: Options{BlockingSync: true}, every: 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -23,7 +23,6 @@ func TestAppendWritten(t *testing.T) {
 		{name: "serial-written", pattern: "wwww", routines: 1},
 		{name: "serial-mixed", pattern: "wdwwdd", routines: 1},
 		{name: "concurrent-mixed", pattern: "wdwdwwdd", routines: 8},
-		{name: "concurrent-blocking-sync", opts: Options{BlockingSync: true}, pattern: "wdwdwwdd", routines: 8},
 		{name: "concurrent-rotating", opts: Options{RotateBytes: 2 << 10}, pattern: "wwdwdw", routines: 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
