@@ -34,7 +34,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/dynamicpb"
 
 	"glovebox.dev/shared/errdefs"
 )
@@ -65,14 +64,20 @@ func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if m == nil {
 		return fmt.Errorf("failed to unmarshal, message is %T, want proto.Message", v)
 	}
+	if data.Len() >= largeRequest {
+		defer noteLarge()
+	}
 	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
 	defer buf.Free()
 	b := buf.ReadOnlyData()
 	md := m.ProtoReflect().Descriptor()
-	if long := longLists(b, md, "", 0); len(long) > 0 {
+	if long := oversized(b, md, "", 0); len(long) > 0 {
+		// Decoded without what is over its bound, so that nothing big is ever allocated for it.
 		if proto.Unmarshal(cutLists(b, md, 0), m) != nil {
 			proto.Reset(m)
-			long = append(long, malformed(b, md))
+			if viol, bad := malformed(b, md); bad {
+				long = append(long, viol)
+			}
 		}
 		unmark(m)
 		mark(m, long)
@@ -83,12 +88,20 @@ func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
 		unmark(m) // a mark is only ever the codec's own
 		return nil
 	}
-	fixed, found, werr := repair(b, md)
-	if werr != nil || len(found) == 0 || proto.Unmarshal(fixed, m) != nil {
-		// Not (only) invalid UTF-8: malformed wire data (truncated, a bad tag, nested past the decoder's
-		// recursion limit) is a bad request like any other, not an INTERNAL "cannot parse".
+	// Malformed wire data (truncated, a bad tag, nested past the decoder's recursion limit) is a bad request
+	// like any other, not an INTERNAL "cannot parse"; it is found without copying b.
+	viol, bad := malformed(b, md)
+	var fixed []byte
+	var found []errdefs.Violation
+	if !bad {
+		var werr error
+		fixed, found, werr = repair(b, md)
+		bad = werr != nil || len(found) == 0 || proto.Unmarshal(fixed, m) != nil
+		viol.Field = "message"
+	}
+	if bad {
 		proto.Reset(m)
-		mark(m, []errdefs.Violation{malformed(b, md)})
+		mark(m, []errdefs.Violation{viol})
 		return nil
 	}
 	unmark(m)
@@ -97,8 +110,8 @@ func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
 }
 
 // malformed names the top-level field of b (a message of type md) whose wire data cannot be decoded, or the
-// message itself when its tags cannot.
-func malformed(b []byte, md protoreflect.MessageDescriptor) errdefs.Violation {
+// message itself when its tags cannot; bad is false when every field decodes (the fault is invalid UTF-8).
+func malformed(b []byte, md protoreflect.MessageDescriptor) (v errdefs.Violation, bad bool) {
 	field := "message"
 scan:
 	for len(b) > 0 {
@@ -111,7 +124,7 @@ scan:
 		bad := m < 0
 		if !bad && fd != nil && fd.Message() != nil && typ == protowire.BytesType {
 			v, _ := protowire.ConsumeBytes(b[n : n+m])
-			bad = proto.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(v, dynamicpb.NewMessage(fd.Message())) != nil
+			bad = !wireOK(v, fd.Message(), 1)
 		}
 		if bad {
 			switch {
@@ -124,7 +137,34 @@ scan:
 		}
 		b = b[n+m:]
 	}
-	return errdefs.Violation{Field: field, Description: fmt.Sprintf("cannot be decoded: malformed protobuf (truncated, a bad tag, or nested more than %d deep)", maxDepth)}
+	bad = len(b) > 0
+	return errdefs.Violation{Field: field, Description: fmt.Sprintf("cannot be decoded: malformed protobuf (truncated, a bad tag, or nested more than %d deep)", maxDepth)}, bad
+}
+
+// wireOK reports whether b, a message of type md at depth, is well-formed wire data all the way down (tags,
+// lengths, groups, nesting within maxDepth); string contents are not looked at.
+func wireOK(b []byte, md protoreflect.MessageDescriptor, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return false
+		}
+		if fd := md.Fields().ByNumber(num); fd != nil && fd.Message() != nil && !fd.IsMap() && typ == protowire.BytesType {
+			v, _ := protowire.ConsumeBytes(b[n : n+m])
+			if !wireOK(v, fd.Message(), depth+1) {
+				return false
+			}
+		}
+		b = b[n+m:]
+	}
+	return true
 }
 
 // messageOf is v as a proto.Message, as grpc-go's proto codec accepts it.

@@ -135,7 +135,7 @@ func TestUnmarshalOtherErrors(t *testing.T) {
 		field string
 	}{
 		"truncated":                   {typeText("abc")[:5], "message"},
-		"invalid UTF-8 and truncated": {append(typeText("a\xff"), 0x0a, 0x10, 'x'), "type"},
+		"invalid UTF-8 and truncated": {append(typeText("a\xff"), 0x0a, 0x10, 'x'), "owner"},
 		"nested length past the end":  {wire{}.msg(20, wire{0x0a, 0x05, 'a'}), "type"},
 		"bad tag":                     {[]byte{0x00}, "message"},
 		"100000-deep group":           {deep, "field 105"},

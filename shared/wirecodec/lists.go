@@ -7,9 +7,11 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/validate"
 )
 
-// MaxListElements bounds every repeated field of a request, counted on the wire before anything is decoded:
+// MaxListElements bounds every repeated field of a request, counted on the wire before anything is decoded
+// (as strings are held to validate.StringBound):
 // decoding a 32 MiB message of 4,000,000 small elements costs the server seconds and hundreds of MiB, far more
 // than the sender spent (no Glovebox request has a list near this: a drag path is at most 1000 points).
 // Codec decodes such a request with each list cut to its first MaxListElements elements and marks it with a
@@ -17,9 +19,10 @@ import (
 // of a scan of its tags.
 const MaxListElements = 10000
 
-// longLists returns a violation for each repeated field in b (a message of type md, at prefix) with more
-// than MaxListElements elements, nil when there is none. Malformed wire data is left to the decoder.
-func longLists(b []byte, md protoreflect.MessageDescriptor, prefix string, depth int) []errdefs.Violation {
+// oversized returns a violation for each repeated field in b (a message of type md, at prefix) with more
+// than MaxListElements elements and each string longer than validate.StringBound allows, nil when there is
+// none. Malformed wire data is left to the decoder.
+func oversized(b []byte, md protoreflect.MessageDescriptor, prefix string, depth int) []errdefs.Violation {
 	if depth > maxDepth {
 		return nil
 	}
@@ -34,6 +37,10 @@ func longLists(b []byte, md protoreflect.MessageDescriptor, prefix string, depth
 		b = rest
 		fd := fields.ByNumber(num)
 		if fd == nil {
+			continue
+		}
+		if bad, size, bound := longString(fd, typ, val); bad {
+			out = append(out, errdefs.Violation{Field: join(prefix, fieldName(fd)), Description: fmt.Sprintf("must be at most %d bytes, got %d", bound, size)})
 			continue
 		}
 		n := 1
@@ -51,7 +58,7 @@ func longLists(b []byte, md protoreflect.MessageDescriptor, prefix string, depth
 		}
 		if fd.Message() != nil && !fd.IsMap() && typ == protowire.BytesType {
 			v, _ := protowire.ConsumeBytes(val)
-			out = append(out, longLists(v, fd.Message(), join(prefix, fieldName(fd)), depth+1)...)
+			out = append(out, oversized(v, fd.Message(), join(prefix, fieldName(fd)), depth+1)...)
 		}
 	}
 	for num, c := range counts {
@@ -76,8 +83,19 @@ func packedCount(val []byte) int {
 	return n
 }
 
+// longString reports whether val, the wire value of field fd, is a string over its bound.
+func longString(fd protoreflect.FieldDescriptor, typ protowire.Type, val []byte) (bad bool, size, bound int) {
+	if fd.Kind() != protoreflect.StringKind || typ != protowire.BytesType {
+		return false, 0, 0
+	}
+	v, _ := protowire.ConsumeBytes(val)
+	bound = validate.StringBound(string(fd.FullName()))
+	return len(v) > bound, len(v), bound
+}
+
 // cutLists returns a copy of b (a message of type md) with every repeated field cut to its first
-// MaxListElements elements (a packed list longer than that dropped whole).
+// MaxListElements elements (a packed list longer than that dropped whole) and every string over its bound
+// left out.
 func cutLists(b []byte, md protoreflect.MessageDescriptor, depth int) []byte {
 	out := make([]byte, 0, min(len(b), 1<<20))
 	var counts map[protowire.Number]int
@@ -89,6 +107,11 @@ func cutLists(b []byte, md protoreflect.MessageDescriptor, depth int) []byte {
 		}
 		b = rest
 		fd := fields.ByNumber(num)
+		if fd != nil {
+			if bad, _, _ := longString(fd, typ, val); bad {
+				continue
+			}
+		}
 		if fd != nil && (fd.IsList() || fd.IsMap()) {
 			if counts == nil {
 				counts = map[protowire.Number]int{}

@@ -11,6 +11,7 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errgrpc"
+	"glovebox.dev/shared/validate"
 	"glovebox.dev/shared/wirecodec"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/keepalive"
@@ -103,7 +104,8 @@ func (s *Services) ServerOptions() []grpc.ServerOption {
 		grpc.ForceServerCodecV2(wirecodec.Codec{}),
 		grpc.ChainUnaryInterceptor(logUnary(s.log), errgrpc.UnaryServerInterceptor(), wirecodec.UnaryServerInterceptor()),
 		grpc.ChainStreamInterceptor(logStream(s.log), errgrpc.StreamServerInterceptor(), wirecodec.StreamServerInterceptor()),
-		grpc.MaxRecvMsgSize(MaxMessageBytes),
+		// Requests: no valid one is larger (a 16 MiB clipboard text); a larger one is refused unread.
+		grpc.MaxRecvMsgSize(validate.MaxRequestBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),
 		// Reused goroutines for RPCs instead of a new one each, whose stack grpc and the backends would grow
 		// (copy) several times on every request. A stream that finds every worker busy gets its own.
@@ -128,5 +130,5 @@ const (
 	keepaliveTimeout = 10 * time.Second
 )
 
-// MaxMessageBytes bounds every message: a 16 MiB clipboard text plus framing, or an 8K PNG screenshot.
+// MaxMessageBytes bounds every response (an 8K PNG screenshot); requests are bounded by validate.MaxRequestBytes.
 const MaxMessageBytes = 32 << 20

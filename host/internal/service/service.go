@@ -21,10 +21,11 @@ import (
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/errgrpc"
+	"glovebox.dev/shared/validate"
 	"glovebox.dev/shared/wirecodec"
 )
 
-// MaxMessageBytes bounds every request and response (screenshots of large displays).
+// MaxMessageBytes bounds every response (screenshots of large displays); requests are bounded by validate.MaxRequestBytes.
 const MaxMessageBytes = 32 << 20
 
 // Register registers the broker's services on s. audit may be nil (AuditService then answers UNAVAILABLE);
@@ -46,7 +47,8 @@ func Register(s *grpc.Server, b *broker.Broker, audit AuditReader, links LinkMin
 func ServerOptions(log *slog.Logger, m *metrics.Metrics, b *broker.Broker) []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.ForceServerCodecV2(wirecodec.Codec{}),
-		grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes),
+		// Requests: no valid one is larger (a 16 MiB clipboard text); a larger one is refused unread.
+		grpc.MaxRecvMsgSize(validate.MaxRequestBytes), grpc.MaxSendMsgSize(MaxMessageBytes),
 		// Reused goroutines for RPCs instead of a new one each: a new goroutine's stack is grown (copied)
 		// several times on the way through grpc, the broker and the audit log, on every request. A stream
 		// that finds every worker busy still gets its own goroutine.
