@@ -55,7 +55,7 @@ func (a *actService) Act(ctx context.Context, r *agentv1.ActRequest) (*agentv1.A
 	var key string
 	if id := r.GetRequestId(); id != "" {
 		key = r.GetOwner() + "\x00" + id
-		resp, err, done := a.seen.begin(key)
+		resp, err, done := a.seen.begin(key, contentHash(r))
 		if done {
 			return resp, err
 		}

@@ -44,7 +44,7 @@ func (a *actService) ActBatch(ctx context.Context, r *agentv1.ActBatchRequest) (
 	var key string
 	if id := r.GetRequestId(); id != "" {
 		key = r.GetOwner() + "\x00" + id
-		resp, err, done := a.batches.begin(key)
+		resp, err, done := a.batches.begin(key, contentHash(r))
 		if done {
 			return resp, err
 		}

@@ -211,6 +211,12 @@ func TestActRequestID(t *testing.T) {
 	if diff := cmp.Diff(first, again, cmpProto); diff != "" {
 		t.Errorf("retry answered differently (-first +retry):\n%s", diff)
 	}
+	// The same owner and id with other content is refused, not answered with the first answer.
+	changed := move(70, 70)
+	changed.RequestId = "once"
+	if _, err := client.Act(context.Background(), changed); !errors.Is(errgrpc.FromError(err), errdefs.ErrDuplicateRequest) {
+		t.Errorf("same id, other content: %v, want DUPLICATE_REQUEST", err)
+	}
 	// Another owner's request with the same id is its own request.
 	other := move(8, 8)
 	other.Owner, other.RequestId = "p", "once"
@@ -290,7 +296,7 @@ func TestRequestLogBounded(t *testing.T) {
 	l := newRequestLog[*agentv1.ActResponse](3)
 	for i := range 5 {
 		k := fmt.Sprint(i)
-		if _, _, done := l.begin(k); done {
+		if _, _, done := l.begin(k, [32]byte{}); done {
 			t.Fatalf("%s: done before it ran", k)
 		}
 		l.finish(k, &agentv1.ActResponse{}, nil, true)
@@ -298,10 +304,10 @@ func TestRequestLogBounded(t *testing.T) {
 	if len(l.entries) != 3 {
 		t.Errorf("remembers %d requests, want 3", len(l.entries))
 	}
-	if _, _, done := l.begin("0"); done {
+	if _, _, done := l.begin("0", [32]byte{}); done {
 		t.Error("the oldest request is still remembered")
 	}
-	if _, _, done := l.begin("4"); !done {
+	if _, _, done := l.begin("4", [32]byte{}); !done {
 		t.Error("the newest request is forgotten")
 	}
 }

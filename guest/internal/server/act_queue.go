@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"sync"
+
+	"google.golang.org/protobuf/proto"
 
 	"glovebox.dev/shared/errdefs"
 )
@@ -75,6 +78,7 @@ type requestLog[R any] struct {
 }
 
 type requestEntry[R any] struct {
+	hash [sha256.Size]byte // of the request's content: a retry must be the same request
 	done bool
 	resp R
 	err  error
@@ -84,19 +88,29 @@ func newRequestLog[R any](max int) *requestLog[R] {
 	return &requestLog[R]{max: max, entries: make(map[string]*requestEntry[R])}
 }
 
-// begin claims key. done is true when the request must not run: it finished before (resp, err are its
-// outcome) or it is running now (err is ErrDuplicateRequest).
-func (l *requestLog[R]) begin(key string) (resp R, err error, done bool) {
+// begin claims key for a request whose content hashes to hash. done is true when the request must not run:
+// it finished before (resp, err are its outcome), it is running now, or the id was used for other content
+// (err is ErrDuplicateRequest).
+func (l *requestLog[R]) begin(key string, hash [sha256.Size]byte) (resp R, err error, done bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if e, ok := l.entries[key]; ok {
-		if !e.done {
+		switch {
+		case e.hash != hash:
+			return resp, fmt.Errorf("request id used for a request with other content: %w", errdefs.ErrDuplicateRequest), true
+		case !e.done:
 			return resp, fmt.Errorf("request id in flight: %w", errdefs.ErrDuplicateRequest), true
 		}
 		return e.resp, e.err, true
 	}
-	l.entries[key] = &requestEntry[R]{}
+	l.entries[key] = &requestEntry[R]{hash: hash}
 	return resp, nil, false
+}
+
+// contentHash is the SHA-256 of r's deterministic encoding, what a retry is compared by.
+func contentHash(r proto.Message) [sha256.Size]byte {
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(r)
+	return sha256.Sum256(b)
 }
 
 // finish records the outcome of key; an outcome without input sent (remember false) is forgotten so a

@@ -218,8 +218,10 @@ type ActRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Who acts: the broker passes its session id. Required; 1..128 bytes of [A-Za-z0-9._:-].
 	Owner string `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
-	// Optional idempotency key (1..128 bytes): a retried request with the same owner and request_id returns the
-	// first answer and is not done twice. Remembered for the agent's last 1024 requests.
+	// Optional idempotency key (1..128 bytes): a retried request with the same owner, request_id and content
+	// returns the first answer and is not done twice; the same owner and id with other content is
+	// DUPLICATE_REQUEST. Remembered in the agent's memory for its last 1024 requests (lost when it restarts):
+	// through the broker, the broker answers retries from its audit log (broker ActRequest).
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// What to act on. Unset: the whole screen; pointer actions then report the window under the pointer and
 	// keyboard actions the focused window, with source ACTIVE. A window target is checked just before input: it

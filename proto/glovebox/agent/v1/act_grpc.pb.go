@@ -36,7 +36,7 @@ type ActServiceClient interface {
 	// owner and are released by release_all for that owner, when any action fails part way, and when the agent
 	// shuts down. Errors: INVALID_ARGUMENT, TARGET_GONE (explicit window gone or unmapped before input),
 	// GENERATION_CHANGED, CAPABILITY_UNAVAILABLE (no input backend), INTERRUPTED (cancelled part way; held input
-	// was released), DUPLICATE_REQUEST (same request_id in flight).
+	// was released), DUPLICATE_REQUEST (same request_id in flight, or used for other content).
 	Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error)
 	// ActBatch performs 1..64 actions in order in one request, stopping at the first that fails. The whole batch
 	// is validated (statically and against the screen) before any action runs: one bad action refuses the batch
@@ -90,7 +90,7 @@ type ActServiceServer interface {
 	// owner and are released by release_all for that owner, when any action fails part way, and when the agent
 	// shuts down. Errors: INVALID_ARGUMENT, TARGET_GONE (explicit window gone or unmapped before input),
 	// GENERATION_CHANGED, CAPABILITY_UNAVAILABLE (no input backend), INTERRUPTED (cancelled part way; held input
-	// was released), DUPLICATE_REQUEST (same request_id in flight).
+	// was released), DUPLICATE_REQUEST (same request_id in flight, or used for other content).
 	Act(context.Context, *ActRequest) (*ActResponse, error)
 	// ActBatch performs 1..64 actions in order in one request, stopping at the first that fails. The whole batch
 	// is validated (statically and against the screen) before any action runs: one bad action refuses the batch

@@ -42,7 +42,7 @@ class ActServiceServicer(object):
         owner and are released by release_all for that owner, when any action fails part way, and when the agent
         shuts down. Errors: INVALID_ARGUMENT, TARGET_GONE (explicit window gone or unmapped before input),
         GENERATION_CHANGED, CAPABILITY_UNAVAILABLE (no input backend), INTERRUPTED (cancelled part way; held input
-        was released), DUPLICATE_REQUEST (same request_id in flight).
+        was released), DUPLICATE_REQUEST (same request_id in flight, or used for other content).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
