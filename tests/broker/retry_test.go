@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/errdefs"
@@ -167,4 +170,76 @@ func hasIntent(t *testing.T, auditDir, id string) bool {
 		}
 	}
 	return false
+}
+
+// TestRetryIsNoSecondAction: with a rate limit of one mutation, a retry of an answered request is replayed,
+// not refused RESOURCE_EXHAUSTED, while a new request is; the log holds one INTENT and OUTCOME for it and the
+// replay as a COMPLETE record with replay_of and no args. A WriteClipboard retried after another program
+// took the clipboard (xclip) does not write it again: xclip still reads the other program's text. Before, the
+// retry was rate limited and audited as a second action, and WriteClipboard had no request_id.
+func TestRetryIsNoSecondAction(t *testing.T) {
+	testenv.NeedCommands(t, "Xvfb", "openbox", "xclip")
+	a := agenttest.Start(t, agenttest.Options{})
+	setup := setupBroker(t, map[string]string{"vm1": "unix://" + a.Socket}, func(cfg map[string]any) {
+		p := cfg["principals"].([]map[string]any)
+		p[0]["rate_per_second"], p[0]["burst"] = 0.001, 2
+	})
+	p := setup.start(t)
+	ctx := context.Background()
+	cc := brokerv1.NewComputerServiceClient(p.Conn)
+	s := p.session(t, "vm1")
+	move := func(id string, x int32) *brokerv1.ActRequest {
+		return act(&agentv1.ActRequest{RequestId: id, Action: &agentv1.ActRequest_MouseMove{MouseMove: &agentv1.MouseMove{To: &agentv1.Point{X: x, Y: 20}}}}, s)
+	}
+	first, err := cc.Act(ctx, move("m-1", 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clip, err := cc.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: s, RequestId: "c-1", Request: &agentv1.WriteClipboardRequest{Text: "from the agent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		again, err := cc.Act(ctx, move("m-1", 20))
+		if err != nil || !again.GetReplayed() || again.GetAuditSeq() != first.GetAuditSeq() {
+			t.Fatalf("retry %d with the bucket empty: %v (replayed=%v seq %d), want the first answer replayed", i, err, again.GetReplayed(), again.GetAuditSeq())
+		}
+	}
+	if _, err := cc.Act(ctx, move("m-2", 30)); status.Code(err) != codes.ResourceExhausted {
+		t.Errorf("a new request with the bucket empty: %v, want RESOURCE_EXHAUSTED", err)
+	}
+
+	other := a.Desktop.Command("xclip", "-selection", "clipboard")
+	other.Stdin = strings.NewReader("from another program")
+	if err := other.Run(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := cc.WriteClipboard(ctx, &brokerv1.WriteClipboardRequest{SessionId: s, RequestId: "c-1", Request: &agentv1.WriteClipboardRequest{Text: "from the agent"}})
+	if err != nil || !again.GetReplayed() || again.GetAuditSeq() != clip.GetAuditSeq() || again.GetResponse().GetLength() != clip.GetResponse().GetLength() {
+		t.Errorf("WriteClipboard retry: %v %v, want %v replayed", err, again, clip)
+	}
+	got, err := a.Desktop.Command("xclip", "-selection", "clipboard", "-o").Output()
+	if err != nil || string(got) != "from another program" {
+		t.Errorf("clipboard after the retry = %q (%v), want the other program's text: the retry wrote again", got, err)
+	}
+
+	var intents, outcomes, replays int
+	for _, rec := range brokertest.AuditRecords(t, setup.AuditDir, "vm1") {
+		if rec.GetRequestId() != "m-1" {
+			continue
+		}
+		switch {
+		case rec.GetPhase() == brokerv1.AuditPhase_AUDIT_PHASE_INTENT:
+			intents++
+		case rec.GetPhase() == brokerv1.AuditPhase_AUDIT_PHASE_OUTCOME:
+			outcomes++
+		case rec.GetReplayOf() == first.GetAuditSeq() && len(rec.GetArgs().GetFields()) == 0 && rec.GetCode() == "OK":
+			replays++
+		default:
+			t.Errorf("unexpected record for m-1: %v", rec)
+		}
+	}
+	if intents != 1 || outcomes != 1 || replays != 3 {
+		t.Errorf("m-1 records: %d INTENT, %d OUTCOME, %d replays; want 1, 1, 3", intents, outcomes, replays)
+	}
 }
