@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -212,9 +214,10 @@ func (b *Broker) replay(ctx context.Context, cl *call, e retryEntry, fill func(*
 		err = errgrpc.WithMetadata(fmt.Errorf("request_id %q: the broker stopped while the first attempt (audit seq %d) was in flight, so its outcome is unknown; observe, then act with a new request_id: %w",
 			cl.retry.key.id, e.intent, errdefs.ErrInterrupted), map[string]string{"outcome": "unknown", "intent_seq": fmt.Sprint(e.intent)})
 	case e.code != "OK":
-		class := errdefs.FromReason(errgrpc.ParseReason(e.reason))
-		if class == nil {
-			class = errdefs.ErrInternal
+		// The recorded class, else the bare code (a guest error without a Glovebox reason).
+		var class error = status.Error(codeByName(e.code), e.code)
+		if c := errdefs.FromReason(errgrpc.ParseReason(e.reason)); c != nil {
+			class = c
 		}
 		err = fmt.Errorf("request_id %q was answered %s before (audit seq %d); not done again: %w", cl.retry.key.id, e.code, e.outcome, class)
 	case fill != nil:
@@ -288,4 +291,14 @@ func (b *Broker) recordedResponse(cl *call, err error) *structpb.Struct {
 		return nil
 	}
 	return b.args(cl.response)
+}
+
+// codeByName is the gRPC code whose canonical name (codeName) is name; Unknown for none.
+func codeByName(name string) codes.Code {
+	for c := codes.OK; c <= codes.Unauthenticated; c++ {
+		if codeName(c) == name {
+			return c
+		}
+	}
+	return codes.Unknown
 }

@@ -57,7 +57,8 @@ func listGuests(t *testing.T, target string, opts ...grpc.DialOption) error {
 	return err
 }
 
-// TestUnixPeerUID: the same client is admitted when its uid is a principal's and refused otherwise.
+// TestUnixPeerUID: the same client is admitted when its uid is a principal's and refused PERMISSION_DENIED
+// otherwise.
 func TestUnixPeerUID(t *testing.T) {
 	uid := uint32(os.Getuid())
 	tests := []struct {
@@ -66,7 +67,7 @@ func TestUnixPeerUID(t *testing.T) {
 		want codes.Code
 	}{
 		{"known uid", []uint32{uid}, codes.OK},
-		{"unknown uid", []uint32{uid + 12345}, codes.Unavailable},
+		{"unknown uid", []uint32{uid + 12345}, codes.PermissionDenied},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
