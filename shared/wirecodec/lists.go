@@ -2,6 +2,7 @@ package wirecodec
 
 import (
 	"fmt"
+	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -26,16 +27,21 @@ func oversized(b []byte, md protoreflect.MessageDescriptor, prefix string, depth
 	if depth > maxDepth {
 		return nil
 	}
-	var counts map[protowire.Number]int
+	var counts []int // per field index, allocated at the first list
 	var out []errdefs.Violation
 	fields := md.Fields()
+	var lastNum protowire.Number
+	var fd protoreflect.FieldDescriptor
 	for len(b) > 0 {
 		_, val, num, typ, rest, err := next(b)
 		if err != nil {
 			return out
 		}
 		b = rest
-		fd := fields.ByNumber(num)
+		if num != lastNum || fd == nil {
+			// The elements of a list come one after another: look the field up once per run.
+			fd, lastNum = fields.ByNumber(num), num
+		}
 		if fd == nil {
 			continue
 		}
@@ -49,21 +55,21 @@ func oversized(b []byte, md protoreflect.MessageDescriptor, prefix string, depth
 		}
 		if fd.IsList() || fd.IsMap() {
 			if counts == nil {
-				counts = map[protowire.Number]int{}
+				counts = make([]int, fields.Len())
 			}
-			counts[num] += n
-			if counts[num] > MaxListElements {
+			counts[fd.Index()] += n
+			if counts[fd.Index()] > MaxListElements {
 				continue // counted; its elements are not looked into
 			}
 		}
-		if fd.Message() != nil && !fd.IsMap() && typ == protowire.BytesType {
+		if fd.Message() != nil && !fd.IsMap() && typ == protowire.BytesType && mayOversize(fd.Message()) {
 			v, _ := protowire.ConsumeBytes(val)
 			out = append(out, oversized(v, fd.Message(), join(prefix, fieldName(fd)), depth+1)...)
 		}
 	}
-	for num, c := range counts {
+	for i, c := range counts {
 		if c > MaxListElements {
-			out = append(out, errdefs.Violation{Field: join(prefix, fieldName(fields.ByNumber(num))),
+			out = append(out, errdefs.Violation{Field: join(prefix, fieldName(fields.Get(i))),
 				Description: fmt.Sprintf("must have at most %d elements, got %d", MaxListElements, c)})
 		}
 	}
@@ -98,15 +104,19 @@ func longString(fd protoreflect.FieldDescriptor, typ protowire.Type, val []byte)
 // left out.
 func cutLists(b []byte, md protoreflect.MessageDescriptor, depth int) []byte {
 	out := make([]byte, 0, min(len(b), 1<<20))
-	var counts map[protowire.Number]int
+	var counts []int
 	fields := md.Fields()
+	var lastNum protowire.Number
+	var fd protoreflect.FieldDescriptor
 	for len(b) > 0 {
 		tag, val, num, typ, rest, err := next(b)
 		if err != nil {
 			return append(out, b...) // left to the decoder to refuse
 		}
 		b = rest
-		fd := fields.ByNumber(num)
+		if num != lastNum || fd == nil {
+			fd, lastNum = fields.ByNumber(num), num
+		}
 		if fd != nil {
 			if bad, _, _ := longString(fd, typ, val); bad {
 				continue
@@ -114,18 +124,18 @@ func cutLists(b []byte, md protoreflect.MessageDescriptor, depth int) []byte {
 		}
 		if fd != nil && (fd.IsList() || fd.IsMap()) {
 			if counts == nil {
-				counts = map[protowire.Number]int{}
+				counts = make([]int, fields.Len())
 			}
 			n := 1
 			if typ == protowire.BytesType && fd.IsList() && fd.Message() == nil && fd.Kind() != protoreflect.StringKind && fd.Kind() != protoreflect.BytesKind {
 				n = packedCount(val)
 			}
-			counts[num] += n
-			if counts[num] > MaxListElements {
+			counts[fd.Index()] += n
+			if counts[fd.Index()] > MaxListElements {
 				continue
 			}
 		}
-		if fd != nil && fd.Message() != nil && !fd.IsMap() && typ == protowire.BytesType && depth < maxDepth {
+		if fd != nil && fd.Message() != nil && !fd.IsMap() && typ == protowire.BytesType && depth < maxDepth && mayOversize(fd.Message()) {
 			v, _ := protowire.ConsumeBytes(val)
 			out = protowire.AppendBytes(append(out, tag...), cutLists(v, fd.Message(), depth+1))
 			continue
@@ -133,4 +143,34 @@ func cutLists(b []byte, md protoreflect.MessageDescriptor, depth int) []byte {
 		out = append(append(out, tag...), val...)
 	}
 	return out
+}
+
+// scannable caches mayOversize per message type.
+var scannable sync.Map // protoreflect.FullName -> bool
+
+// mayOversize reports whether a message of type md can hold a list or a string (itself or in a message
+// field, at any depth): only those are looked into, so the 1,000,000 points of a drag are counted, not
+// walked.
+func mayOversize(md protoreflect.MessageDescriptor) bool {
+	if v, ok := scannable.Load(md.FullName()); ok {
+		return v.(bool)
+	}
+	v := mayOversizeIn(md, map[protoreflect.FullName]bool{})
+	scannable.Store(md.FullName(), v)
+	return v
+}
+
+func mayOversizeIn(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
+	if seen[md.FullName()] {
+		return true // recursive types (Struct, Value) may hold anything
+	}
+	seen[md.FullName()] = true
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.IsList() || fd.IsMap() || fd.Kind() == protoreflect.StringKind || (fd.Message() != nil && mayOversizeIn(fd.Message(), seen)) {
+			return true
+		}
+	}
+	return false
 }
