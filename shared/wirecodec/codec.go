@@ -1,5 +1,9 @@
 // Package wirecodec makes a request whose string fields hold invalid UTF-8 fail like every other bad
-// request: INVALID_ARGUMENT with a google.rpc.BadRequest naming each bad field, and nothing done.
+// request: INVALID_ARGUMENT with a google.rpc.BadRequest naming each bad field, and nothing done. The same
+// goes for wire data that cannot be decoded at all (truncated, nested past the decoder's limit), and for
+// what no valid request holds, found on the wire before anything is decoded (lists.go: a list of more than
+// MaxListElements, a string over validate.StringBound), so that a hostile request costs its sender more than
+// the server.
 //
 // grpc-go's default codec refuses such a request while decoding, before any interceptor runs, and grpc-go
 // turns every decoding error into INTERNAL ("grpc: error unmarshalling request"). Codec decodes like the

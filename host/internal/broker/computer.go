@@ -174,6 +174,7 @@ func (b *Broker) mutate(ctx context.Context, cl *call, m mutation) (uint64, erro
 	return b.mutateOnce(ctx, cl, m)
 }
 
+// mutateOnce is mutate for a request that is not a retry.
 func (b *Broker) mutateOnce(ctx context.Context, cl *call, m mutation) (uint64, error) {
 	s, g := cl.s, cl.s.guest
 	if s.mode == brokerv1.SessionMode_SESSION_MODE_OBSERVE {
