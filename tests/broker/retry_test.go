@@ -160,6 +160,8 @@ func TestRetryDoneOnce(t *testing.T) {
 	if intents != 1 {
 		t.Errorf("r-1 has %d INTENT records, want 1", intents)
 	}
+	// Records with request_id, request_hash, response and replay_of verify like any other.
+	verifyAudit(t, setup.AuditDir)
 }
 
 // hasIntent reports whether the audit log holds an INTENT for request_id id.

@@ -75,6 +75,7 @@ func appendRecordBinary(dst []byte, rec *brokerv1.AuditRecord) ([]byte, bool) {
 		w.structFields(rec.Response)
 		w.end(start)
 	}
+	w.uint(20, uint64(int64(rec.Source)))
 	return w.b, w.ok
 }
 

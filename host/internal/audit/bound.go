@@ -102,7 +102,7 @@ func macOf(k Key, b []byte) []byte {
 func (l *Log) bound(rec *brokerv1.AuditRecord, enc encoded) (encoded, error) {
 	// Room for seq, prev_hash, hash and the braces, which seal adds.
 	const sealBytes = 256
-	fits := func(e encoded) bool { return len(e.json)+sealBytes <= MaxRecordBytes }
+	fits := func(e encoded) bool { return len(e.json)+len(e.jsonTail)+sealBytes <= MaxRecordBytes }
 	if fits(enc) {
 		return enc, nil
 	}
@@ -121,5 +121,5 @@ func (l *Log) bound(rec *brokerv1.AuditRecord, enc encoded) (encoded, error) {
 		return enc, err
 	}
 	// Only our own fields are left (guest, rpc, principal, ids), each bounded where it is accepted.
-	return enc, fmt.Errorf("record of %d bytes after bounding", len(enc.json))
+	return enc, fmt.Errorf("record of %d bytes after bounding", len(enc.json)+len(enc.jsonTail))
 }

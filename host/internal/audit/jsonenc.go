@@ -28,7 +28,8 @@ import (
 var fastJSON = shapeIs((&brokerv1.AuditRecord{}).ProtoReflect().Descriptor(),
 	"seq:uint64 guest:string time:message phase:enum intent_seq:uint64 rpc:string session_id:string "+
 		"principal:string target:message args:message code:string reason:string duration_us:int64 "+
-		"prev_hash:string hash:string request_id:string request_hash:string replay_of:uint64 response:message") &&
+		"prev_hash:string hash:string request_id:string request_hash:string replay_of:uint64 response:message "+
+		"source:enum") &&
 	shapeIs((&agentv1.FrozenTarget{}).ProtoReflect().Descriptor(),
 		"display_id:string window_id:uint32 window_title:string source:enum generation:uint64 app_id:string "+
 			"snapshot_id:string browser_id:string tab_id:string element_ref:string")
@@ -111,6 +112,7 @@ func appendRecordJSON(dst []byte, rec *brokerv1.AuditRecord) ([]byte, bool) {
 		w.name("response")
 		w.structValue(rec.Response)
 	}
+	w.enum("source", int32(rec.Source), brokerv1.AuditSource_name)
 	return w.out, w.ok
 }
 

@@ -70,11 +70,12 @@ func parseLine(line []byte) (*brokerv1.AuditRecord, error) {
 // encoded is a record's encodings without seq, prev_hash and hash, made by the appending goroutine so the
 // writer only splices in those three fields (see seal). Both encodings emit fields in field-number order
 // (protojson in declaration order, which audit.proto keeps equal to number order; deterministic binary by
-// number), and seq is field 1 while prev_hash and hash are the last two, so the splice is exactly what
-// marshalling the whole record gives: TestSealMatchesMarshal checks it, Verify never relies on it.
+// number), and seq is field 1 while prev_hash and hash are 14 and 15, so each encoding comes in two parts, the
+// fields before prev_hash (head) and those after hash (tail), and the splice is exactly what marshalling the
+// whole record gives: TestSealMatchesMarshal checks it, Verify never relies on it.
 type encoded struct {
-	json []byte // compact protojson fields without the braces
-	bin  []byte // deterministic binary
+	json, jsonTail []byte // compact protojson fields without the braces
+	bin, binTail   []byte // deterministic binary
 }
 
 // preencodeBytes is the buffer preencode starts with.
@@ -83,8 +84,21 @@ const preencodeBytes = 1024
 // preencode encodes rec with seq, prev_hash and hash cleared (it clears them).
 func preencode(rec *brokerv1.AuditRecord) (encoded, error) {
 	rec.Seq, rec.PrevHash, rec.Hash = 0, "", ""
-	// One buffer for both encodings, large enough for a typical record (a click's are about 200 and 500
-	// bytes).
+	// The fields after hash, encoded on their own (most records have none).
+	tail := &brokerv1.AuditRecord{RequestId: rec.RequestId, RequestHash: rec.RequestHash, ReplayOf: rec.ReplayOf, Response: rec.Response, Source: rec.Source}
+	rec.RequestId, rec.RequestHash, rec.ReplayOf, rec.Response, rec.Source = "", "", 0, nil, 0
+	head, err := encode(rec)
+	rec.RequestId, rec.RequestHash, rec.ReplayOf, rec.Response, rec.Source = tail.RequestId, tail.RequestHash, tail.ReplayOf, tail.Response, tail.Source
+	if err != nil || proto.Size(tail) == 0 {
+		return head, err
+	}
+	t, err := encode(tail)
+	return encoded{json: head.json, bin: head.bin, jsonTail: t.json, binTail: t.bin}, err
+}
+
+// encode is both encodings of rec, in one buffer large enough for a typical record (a click's are about 200
+// and 500 bytes).
+func encode(rec *brokerv1.AuditRecord) (encoded, error) {
 	buf := make([]byte, 0, preencodeBytes)
 	bin, ok := appendRecordBinary(buf, rec)
 	if !ok {
@@ -110,6 +124,7 @@ func seal(dst, hbuf []byte, rec *brokerv1.AuditRecord, enc encoded, seq uint64, 
 		b = protowire.AppendTag(b, 14, protowire.BytesType)
 		b = protowire.AppendString(b, prev)
 	}
+	b = append(b, enc.binTail...)
 	h := sha256.New()
 	h.Write([]byte(prev))
 	h.Write(b)
@@ -131,6 +146,11 @@ func seal(dst, hbuf []byte, rec *brokerv1.AuditRecord, enc encoded, seq uint64, 
 	}
 	dst = append(dst, `,"hash":"`...)
 	dst = append(dst, hash...)
-	dst = append(dst, "\"}\n"...)
+	dst = append(dst, '"')
+	if len(enc.jsonTail) > 0 {
+		dst = append(dst, ',')
+		dst = append(dst, enc.jsonTail...)
+	}
+	dst = append(dst, "}\n"...)
 	return dst, b
 }

@@ -21,6 +21,8 @@ func TestSealMatchesMarshal(t *testing.T) {
 	full.IntentSeq, full.Code, full.Reason, full.DurationUs = 9, "FAILED_PRECONDITION", "CONTROL_HELD", -1
 	full.Args.Fields["weird"] = structpb.NewStringValue("\"quotes\" \\ \n \u2028 <&> é 漢字 🙂")
 	full.Args.Fields["n"] = structpb.NewNumberValue(math.Pi)
+	full.RequestId, full.RequestHash, full.ReplayOf, full.Source = "r-1", strings.Repeat("b", 64), 7, brokerv1.AuditSource_AUDIT_SOURCE_HUMAN
+	full.Response = &structpb.Struct{Fields: map[string]*structpb.Value{"effect": structpb.NewStringValue("EFFECT_DONE")}}
 	tests := []struct {
 		name string
 		rec  *brokerv1.AuditRecord
@@ -31,6 +33,7 @@ func TestSealMatchesMarshal(t *testing.T) {
 		{"guest only", &brokerv1.AuditRecord{Guest: "g"}, 2, strings.Repeat("a", 64)},
 		{"every field", full, math.MaxUint64, strings.Repeat("f", 64)},
 		{"empty target", &brokerv1.AuditRecord{Guest: "g", Target: &agentv1.FrozenTarget{}, Args: &structpb.Struct{}}, 300, "x"},
+		{"only fields after hash, first", &brokerv1.AuditRecord{RequestId: "r", ReplayOf: 3}, 1, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
