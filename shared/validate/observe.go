@@ -88,3 +88,27 @@ func ListWindows(r *agentv1.ListWindowsRequest) error {
 	var v errdefs.Violations
 	return v.Err()
 }
+
+// DefaultObserveSnapshotBytes is the snapshot budget of an Observe with neither max_bytes nor max_tokens: a
+// page a model reads in one step.
+const DefaultObserveSnapshotBytes = 16384
+
+// Observe checks r: a target that is not a display, the snapshot and screenshot options, and a snapshot
+// subtree or cursor only with a target that names what they belong to (an app or a tab).
+func Observe(r *agentv1.ObserveRequest) error {
+	var v errdefs.Violations
+	if _, ok := r.GetTarget().GetKind().(*agentv1.Target_Display); ok {
+		v.Addf("target.display", "cannot be observed: name a window, an app or a tab, or none for the active window")
+	} else {
+		target(&v, "target", r.GetTarget())
+	}
+	SnapshotOptions(&v, "snapshot", r.GetSnapshot())
+	ScreenshotOptions(&v, "screenshot", r.GetScreenshot())
+	if r.GetOmitSnapshot() && r.GetSnapshot() != nil {
+		v.Addf("snapshot", "must be unset with omit_snapshot")
+	}
+	if r.GetOmitScreenshot() && r.GetScreenshot() != nil {
+		v.Addf("screenshot", "must be unset with omit_screenshot")
+	}
+	return v.Err()
+}

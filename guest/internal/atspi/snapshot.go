@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"glovebox.dev/guest/internal/snapview"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/validate"
 )
 
 // Snapshot limits (snapshot.proto).
@@ -21,13 +23,9 @@ const (
 	MaxNodes = 20000
 )
 
-// SnapshotApp snapshots an application's whole tree.
+// SnapshotApp snapshots an application's whole tree (or a subtree, or the next page of an earlier snapshot).
 func (b *Backend) SnapshotApp(ctx context.Context, r *agentv1.SnapshotAppRequest) (*agentv1.SnapshotAppResponse, error) {
-	a, err := b.app(ctx, r.GetAppId())
-	if err != nil {
-		return nil, err
-	}
-	snap, err := b.snapshot(ctx, a, "", objRef{a.bus, rootPath}, r.GetOptions())
+	snap, err := b.snapshotOf(ctx, r.GetAppId(), "", false, r.GetOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -36,19 +34,76 @@ func (b *Backend) SnapshotApp(ctx context.Context, r *agentv1.SnapshotAppRequest
 
 // SnapshotWindow snapshots one top-level window of an application.
 func (b *Backend) SnapshotWindow(ctx context.Context, r *agentv1.SnapshotWindowRequest) (*agentv1.SnapshotWindowResponse, error) {
-	a, err := b.app(ctx, r.GetAppId())
-	if err != nil {
-		return nil, err
-	}
-	win, err := b.window(ctx, a, r.GetWindowId())
-	if err != nil {
-		return nil, err
-	}
-	snap, err := b.snapshot(ctx, a, r.GetWindowId(), win, r.GetOptions())
+	snap, err := b.snapshotOf(ctx, r.GetAppId(), r.GetWindowId(), true, r.GetOptions())
 	if err != nil {
 		return nil, err
 	}
 	return &agentv1.SnapshotWindowResponse{Snapshot: snap}, nil
+}
+
+// snapshotOf answers a snapshot request of an app (window: one of its windows): the next page of an earlier
+// snapshot for a cursor, else a new snapshot of the window, the app, or the subtree the options name.
+func (b *Backend) snapshotOf(ctx context.Context, appID, windowID string, window bool, o *agentv1.SnapshotOptions) (*agentv1.Snapshot, error) {
+	a, err := b.app(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	if o.GetCursor() != "" {
+		return b.continued(ctx, a, windowID, o)
+	}
+	root := objRef{a.bus, rootPath}
+	if window {
+		if root, err = b.window(ctx, a, windowID); err != nil {
+			return nil, err
+		}
+	}
+	if st := o.GetSubtree(); st != nil {
+		from, el, err := b.store.resolve(st.GetSnapshotId(), st.GetRef())
+		if err != nil {
+			return nil, fmt.Errorf("options.subtree: %w", err)
+		}
+		if from.app.id() != a.id() || from.app.bus != a.bus {
+			return nil, fmt.Errorf("options.subtree: ref %s of snapshot %s belongs to %s, not to %s: %w",
+				st.GetRef(), from.id, from.app.id(), a.id(), errdefs.ErrStaleRef)
+		}
+		root = el.ref
+	}
+	return b.snapshot(ctx, a, windowID, root, o)
+}
+
+// continued answers the page a cursor names of a snapshot of (a, windowID).
+func (b *Backend) continued(ctx context.Context, a appRef, windowID string, o *agentv1.SnapshotOptions) (*agentv1.Snapshot, error) {
+	start := time.Now()
+	id, offset, _ := validate.ParseCursor(o.GetCursor())
+	snap, err := b.store.get(id)
+	if err != nil {
+		return nil, fmt.Errorf("options.cursor: %w", err)
+	}
+	if snap.app.id() != a.id() || snap.windowID != windowID {
+		return nil, fmt.Errorf("options.cursor: snapshot %s is of %s window %q, not of %s window %q: %w",
+			id, snap.app.id(), snap.windowID, a.id(), windowID, errdefs.ErrNotFound)
+	}
+	pg := snap.pager
+	if pg == nil || offset > len(pg.kept) {
+		return nil, fmt.Errorf("options.cursor: snapshot %s has no page at %d (too old, or not a cursor it gave): %w", id, offset, errdefs.ErrSnapshotSuperseded)
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.opts.SnapshotTimeout)
+	defer cancel()
+	out := newSnapshotMessage(id, a, windowID)
+	b.page(ctx, snap, out, offset, snapview.ViewOf(o, 0))
+	out.TookUs = time.Since(start).Microseconds()
+	return out, nil
+}
+
+// newSnapshotMessage is the answer's frame: ids and target.
+func newSnapshotMessage(id string, a appRef, windowID string) *agentv1.Snapshot {
+	return &agentv1.Snapshot{
+		SnapshotId: id,
+		Target: &agentv1.Target{
+			Kind:       &agentv1.Target_App{App: &agentv1.AppTarget{AppId: a.id(), WindowId: windowID}},
+			SnapshotId: id,
+		},
+	}
 }
 
 // window finds a top-level window of an app by its window_id (object path), or NOT_FOUND.
@@ -65,7 +120,9 @@ func (b *Backend) window(ctx context.Context, a appRef, id string) (objRef, erro
 	return objRef{}, fmt.Errorf("%s has no window %q: %w", a.id(), id, errdefs.ErrNotFound)
 }
 
-// snapshot reads the tree under root and stores it as the newest snapshot of (app, windowID).
+// snapshot reads the tree under root, stores it as the newest snapshot of (app, windowID) and answers its first
+// page. The walk reads the facts every filter needs; the details (text, bounds, value, actions) are read for
+// the elements the page keeps only.
 func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root objRef, o *agentv1.SnapshotOptions) (*agentv1.Snapshot, error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, b.opts.SnapshotTimeout)
@@ -75,11 +132,12 @@ func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root 
 		maxNodes = DefaultMaxNodes
 	}
 	limit := maxNodes
-	if o.GetInteractiveOnly() || o.GetVisibleOnly() {
+	if o.GetInteractiveOnly() || o.GetVisibleOnly() || o.GetFind() != nil {
 		limit = MaxNodes
 	}
 	b.connectPeer(ctx, a.bus)
-	w := &walker{b: b, p: b.newPipe(ctx), limit: limit, maxDepth: int(o.GetMaxDepth()), visible: o.GetVisibleOnly()}
+	w := &walker{b: b, p: b.newPipe(ctx), limit: limit, maxDepth: int(o.GetMaxDepth()), visible: o.GetVisibleOnly(),
+		actionsFirst: o.GetInteractiveOnly()}
 	var cacheErr error
 	w.cache, cacheErr = b.cacheItems(ctx, a.bus)
 	if cacheErr == nil {
@@ -96,13 +154,14 @@ func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root 
 		reasons = append(reasons, fmt.Sprintf("%d calls timed out after %v: the application stopped answering", w.timeouts, b.opts.CallTimeout))
 	}
 	if len(reasons) == 0 && (len(w.nodes) == 0 || w.nodes[0].gone && !o.GetVisibleOnly()) {
-		{
-			_, appGone := errGone(b.call(ctx, a.bus, rootPath, ifProperties+".Get", ifAccessible, "Name").Err)
-			if appGone {
-				return nil, fmt.Errorf("%s left the bus: %w", a.id(), errdefs.ErrTargetGone)
-			}
-			return nil, fmt.Errorf("%s: root %s no longer exists: %w", a.id(), root.Path, errdefs.ErrNotFound)
+		_, appGone := errGone(b.call(ctx, a.bus, rootPath, ifProperties+".Get", ifAccessible, "Name").Err)
+		if appGone {
+			return nil, fmt.Errorf("%s left the bus: %w", a.id(), errdefs.ErrTargetGone)
 		}
+		if o.GetSubtree() != nil {
+			return nil, fmt.Errorf("options.subtree: element %s no longer exists: take a new snapshot: %w", o.GetSubtree().GetRef(), errdefs.ErrStaleRef)
+		}
+		return nil, fmt.Errorf("%s: root %s no longer exists: %w", a.id(), root.Path, errdefs.ErrNotFound)
 	}
 	if w.lost > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d calls failed: the application left or its connection broke", w.lost))
@@ -113,25 +172,19 @@ func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root 
 
 	id := b.store.next()
 	snap := &snapshot{id: id, app: a, windowID: windowID, elements: map[string]*element{}}
-	out := &agentv1.Snapshot{
-		SnapshotId: id,
-		Target: &agentv1.Target{
-			Kind:       &agentv1.Target_App{App: &agentv1.AppTarget{AppId: a.id(), WindowId: windowID}},
-			SnapshotId: id,
-		},
-	}
-	if cut := b.build(w, snap, out, o, maxNodes); cut != "" {
-		reasons = append(reasons, cut)
-	}
-	if len(out.Elements) == 0 && len(reasons) == 0 && !o.GetInteractiveOnly() && !o.GetVisibleOnly() {
+	pg := keep(w, o, maxNodes)
+	reasons = append(reasons, pg.reasons...)
+	if len(pg.kept) == 0 && len(reasons) == 0 && !o.GetInteractiveOnly() && !o.GetVisibleOnly() && o.GetFind() == nil {
 		reasons = append(reasons, "the application exposed no elements")
 	}
-	out.Complete = len(reasons) == 0
-	out.IncompleteReason = strings.Join(reasons, "; ")
+	pg.reasons = reasons
+	snap.pager = pg
 	b.store.put(snap)
+	out := newSnapshotMessage(id, a, windowID)
+	b.page(ctx, snap, out, 0, snapview.ViewOf(o, 0))
 	out.TookUs = time.Since(start).Microseconds()
-	b.log.Debug("snapshot", "app", a.id(), "window", windowID, "elements", len(out.Elements), "read", len(w.nodes),
-		"cache_missed", w.missed, "complete", out.Complete, "took", time.Since(start))
+	b.log.Debug("snapshot", "app", a.id(), "window", windowID, "elements", len(pg.kept), "page", len(out.Elements),
+		"read", len(w.nodes), "cache_missed", w.missed, "complete", out.Complete, "took", time.Since(start))
 	return out, nil
 }
 
@@ -157,73 +210,6 @@ func (b *Backend) cacheItems(ctx context.Context, bus string) (map[objRef]*cache
 	return m, nil
 }
 
-// interactive reports whether a user can act on n.
-func interactive(n *node) bool {
-	return len(n.actions) > 0 || hasState(n.states, stateEditable) || n.ifaces&(hasEditable|hasValue) != 0 && roleName(n.role) != "progress bar"
-}
-
-// build turns the nodes read into elements in document order, applying the filters and max_nodes, and fills
-// snap's refs. It returns why it cut the list, or "".
-func (b *Backend) build(w *walker, snap *snapshot, out *agentv1.Snapshot, o *agentv1.SnapshotOptions, maxNodes int) string {
-	keep := make([]bool, len(w.nodes))
-	if o.GetInteractiveOnly() {
-		for i, n := range w.nodes {
-			if !n.gone && interactive(n) {
-				for j := i; j >= 0 && !keep[j]; j = w.nodes[j].parent {
-					keep[j] = true
-				}
-			}
-		}
-	} else {
-		for i := range keep {
-			keep[i] = true
-		}
-	}
-	var text strings.Builder
-	cut := ""
-	refs := make([]string, len(w.nodes))
-	var visit func(i, depth int, parentRef string)
-	visit = func(i, depth int, parentRef string) {
-		n := w.nodes[i]
-		if n.gone {
-			return
-		}
-		if keep[i] {
-			if len(out.Elements) >= maxNodes {
-				if cut == "" {
-					cut = fmt.Sprintf("max_nodes %d reached", maxNodes)
-				}
-				return
-			}
-			ref := "e" + strconv.Itoa(len(out.Elements)+1)
-			refs[i] = ref
-			value := n.value
-			if n.rng != nil {
-				value = strconv.FormatFloat(n.rng.Current, 'g', -1, 64)
-			}
-			el := &agentv1.Element{
-				Ref: ref, Role: roleName(n.role), Name: n.name, Description: n.desc, States: stateList(n.states[:]),
-				Bounds: n.bounds, Actions: n.actions, Value: value, Text: n.text, ParentRef: parentRef,
-				Depth: int32(depth), Range: n.rng,
-			}
-			out.Elements = append(out.Elements, el)
-			snap.elements[ref] = &element{ref: n.ref, role: el.Role, name: n.name, actions: n.actions, ifaces: n.ifaces}
-			if !o.GetOmitText() {
-				render(&text, el)
-			}
-			parentRef, depth = ref, depth+1
-		}
-		for _, c := range n.children {
-			visit(c, depth, parentRef)
-		}
-	}
-	if len(w.nodes) > 0 {
-		visit(0, 0, "")
-	}
-	out.Text = text.String()
-	return cut
-}
-
 // renderedStates are the states worth a language model's attention in the compact text.
 var renderedStates = map[string]bool{
 	"focused": true, "checked": true, "selected": true, "expanded": true, "collapsed": true, "pressed": true,
@@ -241,12 +227,12 @@ func render(t *strings.Builder, el *agentv1.Element) {
 		label = el.Text
 	}
 	if label != "" {
-		t.WriteString(" " + strconv.Quote(truncRunes(label, 80)))
+		t.WriteString(" " + strconv.Quote(snapview.CutRunes(label, 80)))
 	}
 	if el.Value != "" {
-		t.WriteString(" value=" + strconv.Quote(truncRunes(el.Value, 80)))
+		t.WriteString(" value=" + strconv.Quote(snapview.CutRunes(el.Value, 80)))
 	} else if el.Text != "" && el.Name != "" && el.Text != el.Name {
-		t.WriteString(" text=" + strconv.Quote(truncRunes(el.Text, 80)))
+		t.WriteString(" text=" + strconv.Quote(snapview.CutRunes(el.Text, 80)))
 	}
 	var states []string
 	sensitive := false

@@ -16,6 +16,8 @@ const (
 	// maxSuperseded bounds the ids remembered as superseded, so an old ref gets SNAPSHOT_SUPERSEDED rather
 	// than "unknown snapshot" for a long while.
 	maxSuperseded = 4096
+	// maxPagers bounds the snapshots that keep what their later pages need (the nodes read): the newest ones.
+	maxPagers = 16
 )
 
 // element is what a ref resolves to: the accessible and the facts compare-and-act checks.
@@ -32,7 +34,8 @@ type snapshot struct {
 	id       string
 	app      appRef
 	windowID string
-	elements map[string]*element
+	elements map[string]*element // refs handed out so far (store.mu)
+	pager    *pager              // nil once the store dropped it (store.mu)
 }
 
 // key is the snapshot's target: refs resolve only while their snapshot is the newest for it.
@@ -47,6 +50,7 @@ type store struct {
 	order      []string          // target keys, oldest first
 	superseded map[string]string // id -> the id that replaced it
 	oldOrder   []string
+	paged      []*snapshot // snapshots holding a pager, oldest first
 }
 
 func newStore() *store {
@@ -74,6 +78,41 @@ func (s *store) put(snap *snapshot) {
 	}
 	s.newest[k] = snap
 	s.byID[snap.id] = snap
+	if snap.pager != nil {
+		s.paged = append(s.paged, snap)
+		for len(s.paged) > maxPagers || len(s.paged) > 0 && s.byID[s.paged[0].id] == nil {
+			s.paged[0].pager = nil
+			s.paged = s.paged[1:]
+		}
+	}
+}
+
+// get finds a snapshot that is still the newest for its target, with its pager (nil when dropped).
+func (s *store) get(id string) (*snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap, ok := s.byID[id]
+	if !ok {
+		if _, old := s.superseded[id]; old {
+			return nil, fmt.Errorf("snapshot %s is no longer the newest of its target: take a new snapshot: %w", id, errdefs.ErrSnapshotSuperseded)
+		}
+		return nil, fmt.Errorf("snapshot %s is unknown to this agent: %w", id, errdefs.ErrNotFound)
+	}
+	cp := *snap
+	return &cp, nil
+}
+
+// register makes refs of snap resolvable.
+func (s *store) register(snap *snapshot, refs map[string]*element) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap = s.byID[snap.id]
+	if snap == nil {
+		return // superseded meanwhile: its refs resolve no more
+	}
+	for r, el := range refs {
+		snap.elements[r] = el
+	}
 }
 
 // retire forgets prev's elements and remembers its id as superseded by next ("" when evicted).
@@ -82,6 +121,7 @@ func (s *store) retire(prev *snapshot, next string) {
 		return
 	}
 	delete(s.byID, prev.id)
+	prev.pager = nil
 	s.superseded[prev.id] = next
 	s.oldOrder = append(s.oldOrder, prev.id)
 	if len(s.oldOrder) > maxSuperseded {

@@ -6,14 +6,10 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 )
-
-// MaxTextRunes bounds Element.text (snapshot.proto).
-const MaxTextRunes = 4096
 
 // objRef is an accessible: the bus name of its application and its object path.
 type objRef struct {
@@ -77,6 +73,9 @@ type node struct {
 	cached     bool   // the facts came from the app's cache
 	parentRef  objRef // in a flat walk: the parent, linked once every node is known
 
+	detailed    bool // details read (or being read)
+	actionsRead bool
+
 	bounds  *agentv1.Rect
 	text    string
 	value   string
@@ -93,8 +92,10 @@ type walker struct {
 	limit    int
 	maxDepth int
 	visible  bool
-	flat     bool              // the structure came from Collection.GetMatches, not from GetChildren
-	ifaces   map[objRef]ifaces // the interfaces of the listed nodes, when Collection told them (ifacematch.go)
+	// actionsFirst reads actions with the facts (interactive_only decides by them which nodes to keep).
+	actionsFirst bool
+	flat         bool              // the structure came from Collection.GetMatches, not from GetChildren
+	ifaces       map[objRef]ifaces // the interfaces of the listed nodes, when Collection told them (ifacematch.go)
 
 	mu       sync.Mutex
 	nodes    []*node
@@ -374,20 +375,44 @@ func (w *walker) cutf(format string, args ...any) {
 	}
 }
 
-// known starts the detail calls and the children of a node whose facts are known (w.mu held).
+// known goes on from a node whose facts are known (w.mu held): the visibility filter, the actions when they
+// decide what is kept, and its children. Its details wait for the page that keeps it (details).
 func (w *walker) known(i int, n *node) {
 	if w.visible && n.parent >= 0 && !hasState(n.states, stateShowing) {
 		n.gone = true // left out, with its subtree
 		return
 	}
-	d := func(iface, method string, args []any, store func(*dbus.Call)) {
-		w.p.do(n.ref.Name, n.ref.Path, iface+"."+method, args, func(c *dbus.Call) {
-			if c.Err != nil {
-				w.failed(n, c.Err)
+	if w.actionsFirst && n.ifaces&hasAction != 0 {
+		w.readActions(n)
+	}
+	switch {
+	case w.flat || n.childCount <= 0:
+	case w.maxDepth > 0 && n.depth >= w.maxDepth:
+		w.cutf("max_depth %d: deeper elements left out", w.maxDepth)
+	case int(n.childCount) > w.limit:
+		w.cutf("element %s has %d children, more than max_nodes %d", n.ref.Path, n.childCount, w.limit)
+	default:
+		w.detail(n, ifAccessible, "GetChildren", nil, func(c *dbus.Call) {
+			var kids []objRef
+			if c.Store(&kids) != nil {
 				return
 			}
-			store(c)
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			for _, k := range kids {
+				w.add(k, i, n.depth+1)
+			}
 		})
+	}
+}
+
+// details reads what a snapshot's element shows beyond the facts the walk needed: bounds (showing elements
+// only), text, value and actions. It is called only for the elements a page keeps (w.mu not needed: each node
+// is read by one page at a time).
+func (w *walker) details(n *node) {
+	n.detailed = true
+	d := func(iface, method string, args []any, store func(*dbus.Call)) {
+		w.detail(n, iface, method, args, store)
 	}
 	// Only elements showing have screen bounds worth reading (and each read costs the toolkit an X round trip).
 	if n.ifaces&hasComponent != 0 && hasState(n.states, stateShowing) {
@@ -402,7 +427,7 @@ func (w *walker) known(i int, n *node) {
 		d(ifText, "GetText", []any{int32(0), int32(-1)}, func(c *dbus.Call) {
 			var s string
 			if c.Store(&s) == nil {
-				n.text = truncRunes(s, MaxTextRunes)
+				n.text = s
 			}
 		})
 	}
@@ -420,35 +445,33 @@ func (w *walker) known(i int, n *node) {
 			})
 		}
 	}
-	if n.ifaces&hasAction != 0 {
-		d(ifAction, "GetActions", nil, func(c *dbus.Call) {
-			var acts []struct{ Name, Desc, Key string }
-			if c.Store(&acts) == nil {
-				for _, a := range acts {
-					n.actions = append(n.actions, a.Name)
-				}
-			}
-		})
+	if n.ifaces&hasAction != 0 && !n.actionsRead {
+		w.readActions(n)
 	}
-	switch {
-	case w.flat || n.childCount <= 0:
-	case w.maxDepth > 0 && n.depth >= w.maxDepth:
-		w.cutf("max_depth %d: deeper elements left out", w.maxDepth)
-	case int(n.childCount) > w.limit:
-		w.cutf("element %s has %d children, more than max_nodes %d", n.ref.Path, n.childCount, w.limit)
-	default:
-		d(ifAccessible, "GetChildren", nil, func(c *dbus.Call) {
-			var kids []objRef
-			if c.Store(&kids) != nil {
-				return
+}
+
+// readActions reads a node's action names.
+func (w *walker) readActions(n *node) {
+	n.actionsRead = true
+	w.detail(n, ifAction, "GetActions", nil, func(c *dbus.Call) {
+		var acts []struct{ Name, Desc, Key string }
+		if c.Store(&acts) == nil {
+			for _, a := range acts {
+				n.actions = append(n.actions, a.Name)
 			}
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			for _, k := range kids {
-				w.add(k, i, n.depth+1)
-			}
-		})
-	}
+		}
+	})
+}
+
+// detail calls method on n and hands a successful answer to store; a failure is noted (failed).
+func (w *walker) detail(n *node, iface, method string, args []any, store func(*dbus.Call)) {
+	w.p.do(n.ref.Name, n.ref.Path, iface+"."+method, args, func(c *dbus.Call) {
+		if c.Err != nil {
+			w.failed(n, c.Err)
+			return
+		}
+		store(c)
+	})
 }
 
 // valueRange reads the Value interface's range, property by property (see fetchFacts on GetAll).
@@ -465,22 +488,4 @@ func (b *Backend) valueRange(ctx context.Context, o objRef) (*agentv1.ValueRange
 		*f.to, _ = v.Value().(float64)
 	}
 	return r, nil
-}
-
-// truncRunes cuts s to at most n runes.
-func truncRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
 }

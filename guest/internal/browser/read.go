@@ -8,11 +8,13 @@ import (
 	_ "image/jpeg" // DecodeConfig of captured JPEGs
 	_ "image/png"  // DecodeConfig of captured PNGs
 	"math"
+	"slices"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
+	"glovebox.dev/guest/internal/snapview"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
 )
@@ -130,4 +132,31 @@ func (b *Backend) CaptureTab(ctx context.Context, r *agentv1.CaptureTabRequest) 
 		Region: &agentv1.Rect{X: int32(clip.X), Y: int32(clip.Y), Width: int32(math.Ceil(clip.Width)), Height: int32(math.Ceil(clip.Height))},
 	}
 	return &agentv1.CaptureTabResponse{Image: img}, nil
+}
+
+// Observe snapshots a tab for a one-call observation and tells its focused element: the snapshot's element in
+// the "focused" state, with its ref (registered, so it resolves even when it is on a later page); nil when none
+// is (or a filter left it out).
+func (b *Backend) Observe(ctx context.Context, tab *agentv1.TabRef, o *agentv1.SnapshotOptions) (*agentv1.Snapshot, *agentv1.Element, error) {
+	t, err := b.resolveTab(ctx, tab)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := t.snap(ctx, o, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	snap := t.newest
+	if snap == nil || snap.id != s.GetSnapshotId() {
+		return s, nil, nil
+	}
+	for _, el := range snap.kept {
+		if slices.Contains(el.GetStates(), "focused") {
+			snap.refs[el.Ref] = snap.index[el.Ref]
+			return s, snapview.CutElement(el, snapview.ViewOf(o, 0).FieldBytes), nil
+		}
+	}
+	return s, nil, nil
 }

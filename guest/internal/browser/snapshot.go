@@ -2,18 +2,34 @@ package browser
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"glovebox.dev/guest/internal/snapview"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/validate"
 )
 
-// Snapshot limits.
+// jsMarkSubtree keeps element i of the snapshot key (the root a subtree snapshot asks for) under a symbol of its
+// frame's document, and answers whether it is still there; jsFindSubtree answers that element's index among the
+// newest snapshot's elements of that document (-1: not among them) and forgets it.
 const (
-	// maxNameRunes bounds an element's name and value in a snapshot.
-	maxNameRunes = 4096
+	jsMarkSubtree = `function(key, i) {
+  const h = document[Symbol.for('glovebox.refs')];
+  const e = h && h.key === key && h.els[i] || null;
+  Object.defineProperty(document, Symbol.for('glovebox.subtree'), {value: e, configurable: true});
+  return !!(e && e.isConnected);
+}`
+	jsFindSubtree = `function() {
+  const h = document[Symbol.for('glovebox.refs')], s = Symbol.for('glovebox.subtree');
+  const e = document[s];
+  delete document[s];
+  return h && e ? h.els.indexOf(e) : -1;
+}`
 )
 
 // interactiveRoles are the roles a user acts on.
@@ -55,6 +71,24 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 	if maxNodes == 0 {
 		maxNodes = validate.DefaultSnapshotNodes
 	}
+	if opts.GetCursor() != "" && register {
+		return t.continued(opts)
+	}
+	var rootAt refLoc
+	if st := opts.GetSubtree(); st != nil && register {
+		at, err := t.node(st)
+		if err != nil {
+			return nil, fmt.Errorf("options.subtree: %w", err)
+		}
+		var there bool
+		if err := t.evalIn(ctx, at.f.scope, jsMarkSubtree, "snapshot tab "+string(t.id), &there, st.GetSnapshotId(), at.i); err != nil {
+			return nil, err
+		}
+		if !there {
+			return nil, fmt.Errorf("options.subtree: element %s is no longer in the page: take a new snapshot: %w", st.GetRef(), errdefs.ErrStaleRef)
+		}
+		rootAt = at
+	}
 	id := ""
 	if register {
 		id = t.c.b.newSnapshotID(t.tabKey())
@@ -65,7 +99,22 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 	}
 	nodes, locs, vw, vh := col.nodes, col.locs, col.vw, col.vh
 	reason := col.reason()
-	complete := reason == ""
+	root := -1
+	if rootAt.f != nil {
+		// The root's element in the new snapshot: the same DOM node, in the same frame's document.
+		i := -1
+		if err := t.evalIn(ctx, rootAt.f.scope, jsFindSubtree, "snapshot tab "+string(t.id), &i); err != nil {
+			return nil, err
+		}
+		for j, l := range locs {
+			if l.i == i && l.f.scope.s.id == rootAt.f.scope.s.id && l.f.scope.ctx == rootAt.f.scope.ctx {
+				root = j
+			}
+		}
+		if root < 0 {
+			return nil, fmt.Errorf("options.subtree: element %s is not in the new snapshot (past max_nodes, or gone): %w", opts.GetSubtree().GetRef(), errdefs.ErrStaleRef)
+		}
+	}
 
 	els := make([]*element, len(nodes))
 	for i := range nodes {
@@ -111,40 +160,131 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 		}
 	}
 
-	s := &agentv1.Snapshot{Complete: complete, IncompleteReason: reason}
-	refs := make(map[string]refLoc, len(els))
-	var text strings.Builder
+	var kept []*agentv1.Element
+	index := map[string]refLoc{} // ref -> where its element is kept
 	for i, e := range els {
-		if !e.keep {
+		if e.keep {
+			e.el.States = dropState(e.el.States, "focusable")
+			kept = append(kept, e.el)
+			index[e.el.Ref] = locs[i]
+		}
+	}
+	if root >= 0 {
+		kept = subtree(kept, els[root].el.Ref)
+	}
+	var reasons []string
+	if reason != "" {
+		reasons = append(reasons, reason)
+	}
+	if f := snapview.NewFinder(opts.GetFind()); f != nil {
+		var found []*agentv1.Element
+		for _, el := range kept {
+			if f.Match(el.Role, el.Name, el.States) {
+				if len(found) == f.Limit {
+					reasons = append(reasons, fmt.Sprintf("find limit %d reached: more elements match", f.Limit))
+					break
+				}
+				el.Depth, el.ParentRef = 0, ""
+				found = append(found, el)
+			}
+		}
+		kept = found
+	}
+
+	s := &agentv1.Snapshot{}
+	s.Target = &agentv1.Target{Kind: &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: t.c.id(), TabId: string(t.id)}}}
+	if !register {
+		p := snapview.NewPage(s, snapview.ViewOf(opts, 0), render)
+		next := 0
+		for next < len(kept) && p.Add(kept[next]) {
+			next++
+		}
+		p.Finish(0, next, len(kept), reasons)
+		s.NextCursor = ""
+		s.TookUs = since(start)
+		return s, nil
+	}
+	s.SnapshotId = id
+	s.Target.SnapshotId = id
+	snap := &snapshot{id: id, refs: map[string]refLoc{}, index: index, kept: kept, reasons: reasons}
+	t.remember(snap)
+	t.mu.Lock()
+	if t.nav != nav {
+		// The page navigated while we read it: the refs describe a document that is gone.
+		t.newest.nav = nav
+	}
+	t.mu.Unlock()
+	t.page(snap, s, 0, snapview.ViewOf(opts, 0))
+	s.TookUs = since(start)
+	return s, nil
+}
+
+// subtree is the element with ref root and its descendants, depths counted from root.
+func subtree(kept []*agentv1.Element, root string) []*agentv1.Element {
+	in := map[string]bool{}
+	var out []*agentv1.Element
+	var base int32
+	for _, el := range kept {
+		switch {
+		case el.Ref == root:
+			base = el.Depth
+			el.ParentRef = ""
+		case !in[el.ParentRef]:
 			continue
 		}
-		e.el.States = dropState(e.el.States, "focusable")
-		s.Elements = append(s.Elements, e.el)
-		refs[e.el.Ref] = locs[i]
-		if !opts.GetOmitText() {
-			render(&text, e.el)
-		}
+		in[el.Ref] = true
+		el.Depth -= base
+		out = append(out, el)
 	}
-	s.Text = text.String()
-	s.Target = &agentv1.Target{Kind: &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: t.c.id(), TabId: string(t.id)}}}
-	if register {
-		s.SnapshotId = id
-		s.Target.SnapshotId = id
-		t.remember(&snapshot{id: id, refs: refs})
-		t.mu.Lock()
-		if t.nav != nav {
-			// The page navigated while we read it: the refs describe a document that is gone.
-			t.newest.nav = nav
-		}
-		t.mu.Unlock()
+	return out
+}
+
+// page fills s with the page of snap's elements starting at offset, within v's budget, and makes its refs
+// resolvable.
+func (t *tab) page(snap *snapshot, s *agentv1.Snapshot, offset int, v snapview.View) {
+	p := snapview.NewPage(s, v, render)
+	next := offset
+	for next < len(snap.kept) && p.Add(snap.kept[next]) {
+		next++
 	}
+	t.mu.Lock()
+	for _, el := range snap.kept[offset:next] {
+		snap.refs[el.Ref] = snap.index[el.Ref]
+	}
+	t.mu.Unlock()
+	p.Finish(offset, next, len(snap.kept), snap.reasons)
+}
+
+// continued answers the page a cursor names of the tab's newest snapshot.
+func (t *tab) continued(o *agentv1.SnapshotOptions) (*agentv1.Snapshot, error) {
+	start := time.Now()
+	id, offset, _ := validate.ParseCursor(o.GetCursor())
+	t.mu.Lock()
+	snap, nav := t.newest, t.nav
+	t.mu.Unlock()
+	switch {
+	case snap == nil || snap.id != id:
+		if _, ok := t.node(&agentv1.ElementRef{SnapshotId: id, Ref: "e1"}); ok != nil && !errors.Is(ok, errdefs.ErrStaleRef) {
+			return nil, fmt.Errorf("options.cursor: %w", ok)
+		}
+		return nil, fmt.Errorf("options.cursor: snapshot %s is not a snapshot of tab %s: %w", id, t.id, errdefs.ErrNotFound)
+	case snap.nav != nav:
+		return nil, fmt.Errorf("options.cursor: snapshot %s: the tab navigated since: take a snapshot: %w", id, errdefs.ErrStaleRef)
+	case offset > len(snap.kept):
+		return nil, fmt.Errorf("options.cursor: snapshot %s has no page at %d: %w", id, offset, errdefs.ErrNotFound)
+	}
+	s := &agentv1.Snapshot{SnapshotId: id, Target: &agentv1.Target{
+		Kind:       &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: t.c.id(), TabId: string(t.id)}},
+		SnapshotId: id,
+	}}
+	t.page(snap, s, offset, snapview.ViewOf(o, 0))
 	s.TookUs = since(start)
 	return s, nil
 }
 
 // pageElement converts one element of jsSnapshot's answer.
 func pageElement(n *pageNode) *agentv1.Element {
-	e := &agentv1.Element{Role: n.Role, Name: cutRunes(n.Name), Value: cutRunes(n.Value), Description: cutRunes(n.Description),
+	e := &agentv1.Element{Role: n.Role, Name: n.Name, Value: n.Value, Description: n.Description,
 		Depth: int32(n.Depth), States: n.States}
 	if n.Role == "StaticText" {
 		e.Role = "text"
@@ -203,17 +343,3 @@ func dropState(states []string, s string) []string {
 	return out
 }
 
-// cutRunes bounds a name or value to maxNameRunes characters.
-func cutRunes(s string) string {
-	if len(s) <= maxNameRunes {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == maxNameRunes {
-			return s[:i]
-		}
-		n++
-	}
-	return s
-}

@@ -277,7 +277,12 @@ func (c *chrome) forget(t *tab) {
 type snapshot struct {
 	id   string
 	nav  uint64
-	refs map[string]refLoc
+	refs map[string]refLoc // the refs handed out so far (t.mu)
+	// index, kept and reasons answer the snapshot's pages: where every kept element is kept, the elements in
+	// order (subtree and find applied), why the snapshot is incomplete.
+	index   map[string]refLoc
+	kept    []*agentv1.Element
+	reasons []string
 }
 
 // remember makes s the tab's newest snapshot; the one before becomes superseded.

@@ -21,6 +21,209 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ObserveRequest says what to observe and how much of it.
+type ObserveRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Unset: the active (focused) window. A window: that X window. An app: that application's window (window_id,
+	// else its active window, else its first). A tab: that browser tab, snapshotted through the page (SnapshotTab).
+	// A display target is refused. snapshot_id and generation are not used.
+	Target *Target `protobuf:"bytes,1,opt,name=target,proto3" json:"target,omitempty"`
+	// Snapshot options as for SnapshotWindow / SnapshotTab; max_bytes and max_tokens 0 mean 16384 bytes here.
+	Snapshot *SnapshotOptions `protobuf:"bytes,2,opt,name=snapshot,proto3" json:"snapshot,omitempty"`
+	// Screenshot options as for CaptureScreenshot (the whole screen unless a region or display is named).
+	Screenshot *ScreenshotOptions `protobuf:"bytes,3,opt,name=screenshot,proto3" json:"screenshot,omitempty"`
+	// Leave the screenshot out.
+	OmitScreenshot bool `protobuf:"varint,4,opt,name=omit_screenshot,json=omitScreenshot,proto3" json:"omit_screenshot,omitempty"`
+	// Leave the snapshot (and the focused element) out.
+	OmitSnapshot  bool `protobuf:"varint,5,opt,name=omit_snapshot,json=omitSnapshot,proto3" json:"omit_snapshot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ObserveRequest) Reset() {
+	*x = ObserveRequest{}
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ObserveRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ObserveRequest) ProtoMessage() {}
+
+func (x *ObserveRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ObserveRequest.ProtoReflect.Descriptor instead.
+func (*ObserveRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ObserveRequest) GetTarget() *Target {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
+func (x *ObserveRequest) GetSnapshot() *SnapshotOptions {
+	if x != nil {
+		return x.Snapshot
+	}
+	return nil
+}
+
+func (x *ObserveRequest) GetScreenshot() *ScreenshotOptions {
+	if x != nil {
+		return x.Screenshot
+	}
+	return nil
+}
+
+func (x *ObserveRequest) GetOmitScreenshot() bool {
+	if x != nil {
+		return x.OmitScreenshot
+	}
+	return false
+}
+
+func (x *ObserveRequest) GetOmitSnapshot() bool {
+	if x != nil {
+		return x.OmitSnapshot
+	}
+	return false
+}
+
+// ObserveResponse is one observation.
+type ObserveResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bounded snapshot of the target; unset when omitted or unavailable.
+	Snapshot *Snapshot `protobuf:"bytes,1,opt,name=snapshot,proto3" json:"snapshot,omitempty"`
+	// Why there is no snapshot when one was asked for (no accessibility bus, the window's application is not on it).
+	SnapshotUnavailableReason string `protobuf:"bytes,2,opt,name=snapshot_unavailable_reason,json=snapshotUnavailableReason,proto3" json:"snapshot_unavailable_reason,omitempty"`
+	// The screenshot with the scale applied (Image.scale maps image pixels back to the screen).
+	Image *Image `protobuf:"bytes,3,opt,name=image,proto3" json:"image,omitempty"`
+	// CaptureScreenshotResponse.frame_seq of the screenshot.
+	FrameSeq uint64 `protobuf:"varint,4,opt,name=frame_seq,json=frameSeq,proto3" json:"frame_seq,omitempty"`
+	// The pointer position and the top-level window under it (0: the root window).
+	Cursor         *Point `protobuf:"bytes,5,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	CursorWindowId uint32 `protobuf:"varint,6,opt,name=cursor_window_id,json=cursorWindowId,proto3" json:"cursor_window_id,omitempty"`
+	// The window observed: the active window or the one named (unset for a tab target, or when no window is
+	// focused). Its title is untrusted.
+	Window *Window `protobuf:"bytes,7,opt,name=window,proto3" json:"window,omitempty"`
+	// The focused element of the target, with its ref when the snapshot holds it (on this page or a later one:
+	// the ref is valid either way); unset when nothing in the target has the focus. Untrusted like every element.
+	Focused *Element `protobuf:"bytes,8,opt,name=focused,proto3" json:"focused,omitempty"`
+	// Time the observation took, microseconds.
+	TookUs        int64 `protobuf:"varint,9,opt,name=took_us,json=tookUs,proto3" json:"took_us,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ObserveResponse) Reset() {
+	*x = ObserveResponse{}
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ObserveResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ObserveResponse) ProtoMessage() {}
+
+func (x *ObserveResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ObserveResponse.ProtoReflect.Descriptor instead.
+func (*ObserveResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ObserveResponse) GetSnapshot() *Snapshot {
+	if x != nil {
+		return x.Snapshot
+	}
+	return nil
+}
+
+func (x *ObserveResponse) GetSnapshotUnavailableReason() string {
+	if x != nil {
+		return x.SnapshotUnavailableReason
+	}
+	return ""
+}
+
+func (x *ObserveResponse) GetImage() *Image {
+	if x != nil {
+		return x.Image
+	}
+	return nil
+}
+
+func (x *ObserveResponse) GetFrameSeq() uint64 {
+	if x != nil {
+		return x.FrameSeq
+	}
+	return 0
+}
+
+func (x *ObserveResponse) GetCursor() *Point {
+	if x != nil {
+		return x.Cursor
+	}
+	return nil
+}
+
+func (x *ObserveResponse) GetCursorWindowId() uint32 {
+	if x != nil {
+		return x.CursorWindowId
+	}
+	return 0
+}
+
+func (x *ObserveResponse) GetWindow() *Window {
+	if x != nil {
+		return x.Window
+	}
+	return nil
+}
+
+func (x *ObserveResponse) GetFocused() *Element {
+	if x != nil {
+		return x.Focused
+	}
+	return nil
+}
+
+func (x *ObserveResponse) GetTookUs() int64 {
+	if x != nil {
+		return x.TookUs
+	}
+	return 0
+}
+
 // CaptureScreenshotRequest asks for one screenshot.
 type CaptureScreenshotRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -31,7 +234,7 @@ type CaptureScreenshotRequest struct {
 
 func (x *CaptureScreenshotRequest) Reset() {
 	*x = CaptureScreenshotRequest{}
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[0]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -43,7 +246,7 @@ func (x *CaptureScreenshotRequest) String() string {
 func (*CaptureScreenshotRequest) ProtoMessage() {}
 
 func (x *CaptureScreenshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[0]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -56,7 +259,7 @@ func (x *CaptureScreenshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CaptureScreenshotRequest.ProtoReflect.Descriptor instead.
 func (*CaptureScreenshotRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{0}
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *CaptureScreenshotRequest) GetOptions() *ScreenshotOptions {
@@ -81,7 +284,7 @@ type CaptureScreenshotResponse struct {
 
 func (x *CaptureScreenshotResponse) Reset() {
 	*x = CaptureScreenshotResponse{}
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[1]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -93,7 +296,7 @@ func (x *CaptureScreenshotResponse) String() string {
 func (*CaptureScreenshotResponse) ProtoMessage() {}
 
 func (x *CaptureScreenshotResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[1]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -106,7 +309,7 @@ func (x *CaptureScreenshotResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CaptureScreenshotResponse.ProtoReflect.Descriptor instead.
 func (*CaptureScreenshotResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{1}
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CaptureScreenshotResponse) GetImage() *Image {
@@ -139,7 +342,7 @@ type GetCursorPositionRequest struct {
 
 func (x *GetCursorPositionRequest) Reset() {
 	*x = GetCursorPositionRequest{}
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[2]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -151,7 +354,7 @@ func (x *GetCursorPositionRequest) String() string {
 func (*GetCursorPositionRequest) ProtoMessage() {}
 
 func (x *GetCursorPositionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[2]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -164,7 +367,7 @@ func (x *GetCursorPositionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCursorPositionRequest.ProtoReflect.Descriptor instead.
 func (*GetCursorPositionRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{2}
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{4}
 }
 
 // GetCursorPositionResponse is where the pointer is.
@@ -181,7 +384,7 @@ type GetCursorPositionResponse struct {
 
 func (x *GetCursorPositionResponse) Reset() {
 	*x = GetCursorPositionResponse{}
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[3]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -193,7 +396,7 @@ func (x *GetCursorPositionResponse) String() string {
 func (*GetCursorPositionResponse) ProtoMessage() {}
 
 func (x *GetCursorPositionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[3]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -206,7 +409,7 @@ func (x *GetCursorPositionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCursorPositionResponse.ProtoReflect.Descriptor instead.
 func (*GetCursorPositionResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{3}
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetCursorPositionResponse) GetPosition() *Point {
@@ -241,7 +444,7 @@ type ListWindowsRequest struct {
 
 func (x *ListWindowsRequest) Reset() {
 	*x = ListWindowsRequest{}
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[4]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -253,7 +456,7 @@ func (x *ListWindowsRequest) String() string {
 func (*ListWindowsRequest) ProtoMessage() {}
 
 func (x *ListWindowsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[4]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -266,7 +469,7 @@ func (x *ListWindowsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWindowsRequest.ProtoReflect.Descriptor instead.
 func (*ListWindowsRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{4}
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListWindowsRequest) GetIncludeUnmapped() bool {
@@ -286,7 +489,7 @@ type ListWindowsResponse struct {
 
 func (x *ListWindowsResponse) Reset() {
 	*x = ListWindowsResponse{}
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[5]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -298,7 +501,7 @@ func (x *ListWindowsResponse) String() string {
 func (*ListWindowsResponse) ProtoMessage() {}
 
 func (x *ListWindowsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[5]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -311,7 +514,7 @@ func (x *ListWindowsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWindowsResponse.ProtoReflect.Descriptor instead.
 func (*ListWindowsResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{5}
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListWindowsResponse) GetWindows() []*Window {
@@ -345,7 +548,7 @@ type WatchScreenRequest struct {
 
 func (x *WatchScreenRequest) Reset() {
 	*x = WatchScreenRequest{}
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[6]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -357,7 +560,7 @@ func (x *WatchScreenRequest) String() string {
 func (*WatchScreenRequest) ProtoMessage() {}
 
 func (x *WatchScreenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[6]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -370,7 +573,7 @@ func (x *WatchScreenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchScreenRequest.ProtoReflect.Descriptor instead.
 func (*WatchScreenRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{6}
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *WatchScreenRequest) GetOptions() *ScreenshotOptions {
@@ -428,7 +631,7 @@ type WatchScreenResponse struct {
 
 func (x *WatchScreenResponse) Reset() {
 	*x = WatchScreenResponse{}
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[7]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -440,7 +643,7 @@ func (x *WatchScreenResponse) String() string {
 func (*WatchScreenResponse) ProtoMessage() {}
 
 func (x *WatchScreenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[7]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -453,7 +656,7 @@ func (x *WatchScreenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchScreenResponse.ProtoReflect.Descriptor instead.
 func (*WatchScreenResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{7}
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WatchScreenResponse) GetImage() *Image {
@@ -510,7 +713,7 @@ type ScreenTile struct {
 
 func (x *ScreenTile) Reset() {
 	*x = ScreenTile{}
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[8]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -522,7 +725,7 @@ func (x *ScreenTile) String() string {
 func (*ScreenTile) ProtoMessage() {}
 
 func (x *ScreenTile) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[8]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -535,7 +738,7 @@ func (x *ScreenTile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScreenTile.ProtoReflect.Descriptor instead.
 func (*ScreenTile) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{8}
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ScreenTile) GetRect() *Rect {
@@ -566,7 +769,7 @@ type CursorShape struct {
 
 func (x *CursorShape) Reset() {
 	*x = CursorShape{}
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[9]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -578,7 +781,7 @@ func (x *CursorShape) String() string {
 func (*CursorShape) ProtoMessage() {}
 
 func (x *CursorShape) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[9]
+	mi := &file_glovebox_agent_v1_observe_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -591,7 +794,7 @@ func (x *CursorShape) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CursorShape.ProtoReflect.Descriptor instead.
 func (*CursorShape) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{9}
+	return file_glovebox_agent_v1_observe_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CursorShape) GetImage() *Image {
@@ -619,7 +822,25 @@ var File_glovebox_agent_v1_observe_proto protoreflect.FileDescriptor
 
 const file_glovebox_agent_v1_observe_proto_rawDesc = "" +
 	"\n" +
-	"\x1fglovebox/agent/v1/observe.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"Z\n" +
+	"\x1fglovebox/agent/v1/observe.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\x1a glovebox/agent/v1/snapshot.proto\"\x97\x02\n" +
+	"\x0eObserveRequest\x121\n" +
+	"\x06target\x18\x01 \x01(\v2\x19.glovebox.agent.v1.TargetR\x06target\x12>\n" +
+	"\bsnapshot\x18\x02 \x01(\v2\".glovebox.agent.v1.SnapshotOptionsR\bsnapshot\x12D\n" +
+	"\n" +
+	"screenshot\x18\x03 \x01(\v2$.glovebox.agent.v1.ScreenshotOptionsR\n" +
+	"screenshot\x12'\n" +
+	"\x0fomit_screenshot\x18\x04 \x01(\bR\x0eomitScreenshot\x12#\n" +
+	"\romit_snapshot\x18\x05 \x01(\bR\fomitSnapshot\"\xb5\x03\n" +
+	"\x0fObserveResponse\x127\n" +
+	"\bsnapshot\x18\x01 \x01(\v2\x1b.glovebox.agent.v1.SnapshotR\bsnapshot\x12>\n" +
+	"\x1bsnapshot_unavailable_reason\x18\x02 \x01(\tR\x19snapshotUnavailableReason\x12.\n" +
+	"\x05image\x18\x03 \x01(\v2\x18.glovebox.agent.v1.ImageR\x05image\x12\x1b\n" +
+	"\tframe_seq\x18\x04 \x01(\x04R\bframeSeq\x120\n" +
+	"\x06cursor\x18\x05 \x01(\v2\x18.glovebox.agent.v1.PointR\x06cursor\x12(\n" +
+	"\x10cursor_window_id\x18\x06 \x01(\rR\x0ecursorWindowId\x121\n" +
+	"\x06window\x18\a \x01(\v2\x19.glovebox.agent.v1.WindowR\x06window\x124\n" +
+	"\afocused\x18\b \x01(\v2\x1a.glovebox.agent.v1.ElementR\afocused\x12\x17\n" +
+	"\atook_us\x18\t \x01(\x03R\x06tookUs\"Z\n" +
 	"\x18CaptureScreenshotRequest\x12>\n" +
 	"\aoptions\x18\x01 \x01(\v2$.glovebox.agent.v1.ScreenshotOptionsR\aoptions\"\x86\x01\n" +
 	"\x19CaptureScreenshotResponse\x12.\n" +
@@ -656,12 +877,13 @@ const file_glovebox_agent_v1_observe_proto_rawDesc = "" +
 	"\vCursorShape\x12.\n" +
 	"\x05image\x18\x01 \x01(\v2\x18.glovebox.agent.v1.ImageR\x05image\x12\x13\n" +
 	"\x05hot_x\x18\x02 \x01(\x05R\x04hotX\x12\x13\n" +
-	"\x05hot_y\x18\x03 \x01(\x05R\x04hotY2\xae\x03\n" +
+	"\x05hot_y\x18\x03 \x01(\x05R\x04hotY2\x80\x04\n" +
 	"\x0eObserveService\x12n\n" +
 	"\x11CaptureScreenshot\x12+.glovebox.agent.v1.CaptureScreenshotRequest\x1a,.glovebox.agent.v1.CaptureScreenshotResponse\x12n\n" +
 	"\x11GetCursorPosition\x12+.glovebox.agent.v1.GetCursorPositionRequest\x1a,.glovebox.agent.v1.GetCursorPositionResponse\x12\\\n" +
 	"\vListWindows\x12%.glovebox.agent.v1.ListWindowsRequest\x1a&.glovebox.agent.v1.ListWindowsResponse\x12^\n" +
-	"\vWatchScreen\x12%.glovebox.agent.v1.WatchScreenRequest\x1a&.glovebox.agent.v1.WatchScreenResponse0\x01B.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3"
+	"\vWatchScreen\x12%.glovebox.agent.v1.WatchScreenRequest\x1a&.glovebox.agent.v1.WatchScreenResponse0\x01\x12P\n" +
+	"\aObserve\x12!.glovebox.agent.v1.ObserveRequest\x1a\".glovebox.agent.v1.ObserveResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3"
 
 var (
 	file_glovebox_agent_v1_observe_proto_rawDescOnce sync.Once
@@ -675,50 +897,66 @@ func file_glovebox_agent_v1_observe_proto_rawDescGZIP() []byte {
 	return file_glovebox_agent_v1_observe_proto_rawDescData
 }
 
-var file_glovebox_agent_v1_observe_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_glovebox_agent_v1_observe_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_glovebox_agent_v1_observe_proto_goTypes = []any{
-	(*CaptureScreenshotRequest)(nil),  // 0: glovebox.agent.v1.CaptureScreenshotRequest
-	(*CaptureScreenshotResponse)(nil), // 1: glovebox.agent.v1.CaptureScreenshotResponse
-	(*GetCursorPositionRequest)(nil),  // 2: glovebox.agent.v1.GetCursorPositionRequest
-	(*GetCursorPositionResponse)(nil), // 3: glovebox.agent.v1.GetCursorPositionResponse
-	(*ListWindowsRequest)(nil),        // 4: glovebox.agent.v1.ListWindowsRequest
-	(*ListWindowsResponse)(nil),       // 5: glovebox.agent.v1.ListWindowsResponse
-	(*WatchScreenRequest)(nil),        // 6: glovebox.agent.v1.WatchScreenRequest
-	(*WatchScreenResponse)(nil),       // 7: glovebox.agent.v1.WatchScreenResponse
-	(*ScreenTile)(nil),                // 8: glovebox.agent.v1.ScreenTile
-	(*CursorShape)(nil),               // 9: glovebox.agent.v1.CursorShape
-	(*ScreenshotOptions)(nil),         // 10: glovebox.agent.v1.ScreenshotOptions
-	(*Image)(nil),                     // 11: glovebox.agent.v1.Image
-	(*Point)(nil),                     // 12: glovebox.agent.v1.Point
-	(*Window)(nil),                    // 13: glovebox.agent.v1.Window
-	(*Rect)(nil),                      // 14: glovebox.agent.v1.Rect
+	(*ObserveRequest)(nil),            // 0: glovebox.agent.v1.ObserveRequest
+	(*ObserveResponse)(nil),           // 1: glovebox.agent.v1.ObserveResponse
+	(*CaptureScreenshotRequest)(nil),  // 2: glovebox.agent.v1.CaptureScreenshotRequest
+	(*CaptureScreenshotResponse)(nil), // 3: glovebox.agent.v1.CaptureScreenshotResponse
+	(*GetCursorPositionRequest)(nil),  // 4: glovebox.agent.v1.GetCursorPositionRequest
+	(*GetCursorPositionResponse)(nil), // 5: glovebox.agent.v1.GetCursorPositionResponse
+	(*ListWindowsRequest)(nil),        // 6: glovebox.agent.v1.ListWindowsRequest
+	(*ListWindowsResponse)(nil),       // 7: glovebox.agent.v1.ListWindowsResponse
+	(*WatchScreenRequest)(nil),        // 8: glovebox.agent.v1.WatchScreenRequest
+	(*WatchScreenResponse)(nil),       // 9: glovebox.agent.v1.WatchScreenResponse
+	(*ScreenTile)(nil),                // 10: glovebox.agent.v1.ScreenTile
+	(*CursorShape)(nil),               // 11: glovebox.agent.v1.CursorShape
+	(*Target)(nil),                    // 12: glovebox.agent.v1.Target
+	(*SnapshotOptions)(nil),           // 13: glovebox.agent.v1.SnapshotOptions
+	(*ScreenshotOptions)(nil),         // 14: glovebox.agent.v1.ScreenshotOptions
+	(*Snapshot)(nil),                  // 15: glovebox.agent.v1.Snapshot
+	(*Image)(nil),                     // 16: glovebox.agent.v1.Image
+	(*Point)(nil),                     // 17: glovebox.agent.v1.Point
+	(*Window)(nil),                    // 18: glovebox.agent.v1.Window
+	(*Element)(nil),                   // 19: glovebox.agent.v1.Element
+	(*Rect)(nil),                      // 20: glovebox.agent.v1.Rect
 }
 var file_glovebox_agent_v1_observe_proto_depIdxs = []int32{
-	10, // 0: glovebox.agent.v1.CaptureScreenshotRequest.options:type_name -> glovebox.agent.v1.ScreenshotOptions
-	11, // 1: glovebox.agent.v1.CaptureScreenshotResponse.image:type_name -> glovebox.agent.v1.Image
-	12, // 2: glovebox.agent.v1.GetCursorPositionResponse.position:type_name -> glovebox.agent.v1.Point
-	13, // 3: glovebox.agent.v1.ListWindowsResponse.windows:type_name -> glovebox.agent.v1.Window
-	10, // 4: glovebox.agent.v1.WatchScreenRequest.options:type_name -> glovebox.agent.v1.ScreenshotOptions
-	11, // 5: glovebox.agent.v1.WatchScreenResponse.image:type_name -> glovebox.agent.v1.Image
-	8,  // 6: glovebox.agent.v1.WatchScreenResponse.tiles:type_name -> glovebox.agent.v1.ScreenTile
-	12, // 7: glovebox.agent.v1.WatchScreenResponse.cursor_position:type_name -> glovebox.agent.v1.Point
-	9,  // 8: glovebox.agent.v1.WatchScreenResponse.cursor_shape:type_name -> glovebox.agent.v1.CursorShape
-	14, // 9: glovebox.agent.v1.ScreenTile.rect:type_name -> glovebox.agent.v1.Rect
-	11, // 10: glovebox.agent.v1.ScreenTile.image:type_name -> glovebox.agent.v1.Image
-	11, // 11: glovebox.agent.v1.CursorShape.image:type_name -> glovebox.agent.v1.Image
-	0,  // 12: glovebox.agent.v1.ObserveService.CaptureScreenshot:input_type -> glovebox.agent.v1.CaptureScreenshotRequest
-	2,  // 13: glovebox.agent.v1.ObserveService.GetCursorPosition:input_type -> glovebox.agent.v1.GetCursorPositionRequest
-	4,  // 14: glovebox.agent.v1.ObserveService.ListWindows:input_type -> glovebox.agent.v1.ListWindowsRequest
-	6,  // 15: glovebox.agent.v1.ObserveService.WatchScreen:input_type -> glovebox.agent.v1.WatchScreenRequest
-	1,  // 16: glovebox.agent.v1.ObserveService.CaptureScreenshot:output_type -> glovebox.agent.v1.CaptureScreenshotResponse
-	3,  // 17: glovebox.agent.v1.ObserveService.GetCursorPosition:output_type -> glovebox.agent.v1.GetCursorPositionResponse
-	5,  // 18: glovebox.agent.v1.ObserveService.ListWindows:output_type -> glovebox.agent.v1.ListWindowsResponse
-	7,  // 19: glovebox.agent.v1.ObserveService.WatchScreen:output_type -> glovebox.agent.v1.WatchScreenResponse
-	16, // [16:20] is the sub-list for method output_type
-	12, // [12:16] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	12, // 0: glovebox.agent.v1.ObserveRequest.target:type_name -> glovebox.agent.v1.Target
+	13, // 1: glovebox.agent.v1.ObserveRequest.snapshot:type_name -> glovebox.agent.v1.SnapshotOptions
+	14, // 2: glovebox.agent.v1.ObserveRequest.screenshot:type_name -> glovebox.agent.v1.ScreenshotOptions
+	15, // 3: glovebox.agent.v1.ObserveResponse.snapshot:type_name -> glovebox.agent.v1.Snapshot
+	16, // 4: glovebox.agent.v1.ObserveResponse.image:type_name -> glovebox.agent.v1.Image
+	17, // 5: glovebox.agent.v1.ObserveResponse.cursor:type_name -> glovebox.agent.v1.Point
+	18, // 6: glovebox.agent.v1.ObserveResponse.window:type_name -> glovebox.agent.v1.Window
+	19, // 7: glovebox.agent.v1.ObserveResponse.focused:type_name -> glovebox.agent.v1.Element
+	14, // 8: glovebox.agent.v1.CaptureScreenshotRequest.options:type_name -> glovebox.agent.v1.ScreenshotOptions
+	16, // 9: glovebox.agent.v1.CaptureScreenshotResponse.image:type_name -> glovebox.agent.v1.Image
+	17, // 10: glovebox.agent.v1.GetCursorPositionResponse.position:type_name -> glovebox.agent.v1.Point
+	18, // 11: glovebox.agent.v1.ListWindowsResponse.windows:type_name -> glovebox.agent.v1.Window
+	14, // 12: glovebox.agent.v1.WatchScreenRequest.options:type_name -> glovebox.agent.v1.ScreenshotOptions
+	16, // 13: glovebox.agent.v1.WatchScreenResponse.image:type_name -> glovebox.agent.v1.Image
+	10, // 14: glovebox.agent.v1.WatchScreenResponse.tiles:type_name -> glovebox.agent.v1.ScreenTile
+	17, // 15: glovebox.agent.v1.WatchScreenResponse.cursor_position:type_name -> glovebox.agent.v1.Point
+	11, // 16: glovebox.agent.v1.WatchScreenResponse.cursor_shape:type_name -> glovebox.agent.v1.CursorShape
+	20, // 17: glovebox.agent.v1.ScreenTile.rect:type_name -> glovebox.agent.v1.Rect
+	16, // 18: glovebox.agent.v1.ScreenTile.image:type_name -> glovebox.agent.v1.Image
+	16, // 19: glovebox.agent.v1.CursorShape.image:type_name -> glovebox.agent.v1.Image
+	2,  // 20: glovebox.agent.v1.ObserveService.CaptureScreenshot:input_type -> glovebox.agent.v1.CaptureScreenshotRequest
+	4,  // 21: glovebox.agent.v1.ObserveService.GetCursorPosition:input_type -> glovebox.agent.v1.GetCursorPositionRequest
+	6,  // 22: glovebox.agent.v1.ObserveService.ListWindows:input_type -> glovebox.agent.v1.ListWindowsRequest
+	8,  // 23: glovebox.agent.v1.ObserveService.WatchScreen:input_type -> glovebox.agent.v1.WatchScreenRequest
+	0,  // 24: glovebox.agent.v1.ObserveService.Observe:input_type -> glovebox.agent.v1.ObserveRequest
+	3,  // 25: glovebox.agent.v1.ObserveService.CaptureScreenshot:output_type -> glovebox.agent.v1.CaptureScreenshotResponse
+	5,  // 26: glovebox.agent.v1.ObserveService.GetCursorPosition:output_type -> glovebox.agent.v1.GetCursorPositionResponse
+	7,  // 27: glovebox.agent.v1.ObserveService.ListWindows:output_type -> glovebox.agent.v1.ListWindowsResponse
+	9,  // 28: glovebox.agent.v1.ObserveService.WatchScreen:output_type -> glovebox.agent.v1.WatchScreenResponse
+	1,  // 29: glovebox.agent.v1.ObserveService.Observe:output_type -> glovebox.agent.v1.ObserveResponse
+	25, // [25:30] is the sub-list for method output_type
+	20, // [20:25] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_observe_proto_init() }
@@ -727,13 +965,14 @@ func file_glovebox_agent_v1_observe_proto_init() {
 		return
 	}
 	file_glovebox_agent_v1_common_proto_init()
+	file_glovebox_agent_v1_snapshot_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_agent_v1_observe_proto_rawDesc), len(file_glovebox_agent_v1_observe_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

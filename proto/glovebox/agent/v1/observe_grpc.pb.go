@@ -23,6 +23,7 @@ const (
 	ObserveService_GetCursorPosition_FullMethodName = "/glovebox.agent.v1.ObserveService/GetCursorPosition"
 	ObserveService_ListWindows_FullMethodName       = "/glovebox.agent.v1.ObserveService/ListWindows"
 	ObserveService_WatchScreen_FullMethodName       = "/glovebox.agent.v1.ObserveService/WatchScreen"
+	ObserveService_Observe_FullMethodName           = "/glovebox.agent.v1.ObserveService/Observe"
 )
 
 // ObserveServiceClient is the client API for ObserveService service.
@@ -43,6 +44,15 @@ type ObserveServiceClient interface {
 	// WatchScreen streams frames, each only when the screen changed since the previous one, at most max_fps
 	// per second. The first frame is sent at once. The stream ends when the caller cancels it.
 	WatchScreen(ctx context.Context, in *WatchScreenRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchScreenResponse], error)
+	// Observe answers in one call what a model needs for its next step: for the target (the active window when
+	// none is named), a bounded accessibility snapshot, a screenshot with its scale, the pointer and the focused
+	// element, read concurrently. An observation: allowed while a human holds control; it never waits for the
+	// mutation queue. The snapshot becomes the newest of its target, as SnapshotWindow's or SnapshotTab's would.
+	// A window whose application is not on the accessibility bus (or a guest without one) still gets its
+	// screenshot and pointer, with snapshot_unavailable_reason saying why there is no snapshot. Errors:
+	// INVALID_ARGUMENT (a bad option, a display target), NOT_FOUND / TARGET_GONE (a named window, app or tab that
+	// does not exist), CAPABILITY_UNAVAILABLE (no X display).
+	Observe(ctx context.Context, in *ObserveRequest, opts ...grpc.CallOption) (*ObserveResponse, error)
 }
 
 type observeServiceClient struct {
@@ -102,6 +112,16 @@ func (c *observeServiceClient) WatchScreen(ctx context.Context, in *WatchScreenR
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ObserveService_WatchScreenClient = grpc.ServerStreamingClient[WatchScreenResponse]
 
+func (c *observeServiceClient) Observe(ctx context.Context, in *ObserveRequest, opts ...grpc.CallOption) (*ObserveResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ObserveResponse)
+	err := c.cc.Invoke(ctx, ObserveService_Observe_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ObserveServiceServer is the server API for ObserveService service.
 // All implementations must embed UnimplementedObserveServiceServer
 // for forward compatibility.
@@ -120,6 +140,15 @@ type ObserveServiceServer interface {
 	// WatchScreen streams frames, each only when the screen changed since the previous one, at most max_fps
 	// per second. The first frame is sent at once. The stream ends when the caller cancels it.
 	WatchScreen(*WatchScreenRequest, grpc.ServerStreamingServer[WatchScreenResponse]) error
+	// Observe answers in one call what a model needs for its next step: for the target (the active window when
+	// none is named), a bounded accessibility snapshot, a screenshot with its scale, the pointer and the focused
+	// element, read concurrently. An observation: allowed while a human holds control; it never waits for the
+	// mutation queue. The snapshot becomes the newest of its target, as SnapshotWindow's or SnapshotTab's would.
+	// A window whose application is not on the accessibility bus (or a guest without one) still gets its
+	// screenshot and pointer, with snapshot_unavailable_reason saying why there is no snapshot. Errors:
+	// INVALID_ARGUMENT (a bad option, a display target), NOT_FOUND / TARGET_GONE (a named window, app or tab that
+	// does not exist), CAPABILITY_UNAVAILABLE (no X display).
+	Observe(context.Context, *ObserveRequest) (*ObserveResponse, error)
 	mustEmbedUnimplementedObserveServiceServer()
 }
 
@@ -141,6 +170,9 @@ func (UnimplementedObserveServiceServer) ListWindows(context.Context, *ListWindo
 }
 func (UnimplementedObserveServiceServer) WatchScreen(*WatchScreenRequest, grpc.ServerStreamingServer[WatchScreenResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchScreen not implemented")
+}
+func (UnimplementedObserveServiceServer) Observe(context.Context, *ObserveRequest) (*ObserveResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Observe not implemented")
 }
 func (UnimplementedObserveServiceServer) mustEmbedUnimplementedObserveServiceServer() {}
 func (UnimplementedObserveServiceServer) testEmbeddedByValue()                        {}
@@ -228,6 +260,24 @@ func _ObserveService_WatchScreen_Handler(srv interface{}, stream grpc.ServerStre
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ObserveService_WatchScreenServer = grpc.ServerStreamingServer[WatchScreenResponse]
 
+func _ObserveService_Observe_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ObserveRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ObserveServiceServer).Observe(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ObserveService_Observe_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ObserveServiceServer).Observe(ctx, req.(*ObserveRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ObserveService_ServiceDesc is the grpc.ServiceDesc for ObserveService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -246,6 +296,10 @@ var ObserveService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListWindows",
 			Handler:    _ObserveService_ListWindows_Handler,
+		},
+		{
+			MethodName: "Observe",
+			Handler:    _ObserveService_Observe_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -88,8 +88,35 @@ type SnapshotOptions struct {
 	InteractiveOnly bool `protobuf:"varint,3,opt,name=interactive_only,json=interactiveOnly,proto3" json:"interactive_only,omitempty"`
 	// Only elements showing on screen.
 	VisibleOnly bool `protobuf:"varint,4,opt,name=visible_only,json=visibleOnly,proto3" json:"visible_only,omitempty"`
-	// Leave out the compact text rendering (Snapshot.text).
-	OmitText      bool `protobuf:"varint,5,opt,name=omit_text,json=omitText,proto3" json:"omit_text,omitempty"`
+	// Leave out the compact text rendering (Snapshot.text). Not with text_only.
+	OmitText bool `protobuf:"varint,5,opt,name=omit_text,json=omitText,proto3" json:"omit_text,omitempty"`
+	// Output budget in bytes: the encoded Snapshot message (elements, text, ids, reasons, everything in it) is at
+	// most this long, 2048..33554432; 0: 31457280 (under the 32 MiB message limit). What does not fit goes to later
+	// pages (next_cursor). A page holds at least one element; its fields are cut further when one alone would not
+	// fit. Only the elements a page keeps are read in full (text, value, bounds, actions).
+	MaxBytes int32 `protobuf:"varint,6,opt,name=max_bytes,json=maxBytes,proto3" json:"max_bytes,omitempty"`
+	// Approximate output budget in tokens, counted as 4 bytes a token (about what the models' tokenizers give for
+	// English and this rendering), 512..8388608; 0: none. With max_bytes too, the smaller budget applies.
+	MaxTokens int32 `protobuf:"varint,7,opt,name=max_tokens,json=maxTokens,proto3" json:"max_tokens,omitempty"`
+	// Snapshot.next_cursor of an earlier page: answer the next page of that same snapshot (same snapshot_id, every
+	// ref handed out before still valid). Up to 256 bytes. With a cursor, only the output fields may be set
+	// (max_bytes, max_tokens, max_field_bytes, text_only, omit_text); the scope comes from the first call. A cursor
+	// of a snapshot that is no longer the newest for its target is SNAPSHOT_SUPERSEDED; one this agent never
+	// gave out is NOT_FOUND.
+	Cursor string `protobuf:"bytes,8,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// Snapshot only this element and its descendants: a ref of the newest snapshot of the same target (an app's
+	// window snapshot may name its app's; SNAPSHOT_SUPERSEDED / STALE_REF otherwise). The new snapshot becomes the
+	// newest of its target; refs are numbered afresh.
+	Subtree *ElementRef `protobuf:"bytes,9,opt,name=subtree,proto3" json:"subtree,omitempty"`
+	// Answer only the elements that match, flat (depth 0, no parent_ref), in document order.
+	Find *ElementFind `protobuf:"bytes,10,opt,name=find,proto3" json:"find,omitempty"`
+	// Answer the compact text rendering only, without the structured elements (Snapshot.elements is empty; the
+	// refs in the text are valid as usual).
+	TextOnly bool `protobuf:"varint,11,opt,name=text_only,json=textOnly,proto3" json:"text_only,omitempty"`
+	// Names, descriptions, values and text longer than this many bytes are cut at a character boundary and marked
+	// with `…[+N bytes]` (N: the bytes left out), 16..65536; 0: 4096. The compact text cuts labels at 80
+	// characters with the same marker.
+	MaxFieldBytes int32 `protobuf:"varint,12,opt,name=max_field_bytes,json=maxFieldBytes,proto3" json:"max_field_bytes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -159,6 +186,138 @@ func (x *SnapshotOptions) GetOmitText() bool {
 	return false
 }
 
+func (x *SnapshotOptions) GetMaxBytes() int32 {
+	if x != nil {
+		return x.MaxBytes
+	}
+	return 0
+}
+
+func (x *SnapshotOptions) GetMaxTokens() int32 {
+	if x != nil {
+		return x.MaxTokens
+	}
+	return 0
+}
+
+func (x *SnapshotOptions) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+func (x *SnapshotOptions) GetSubtree() *ElementRef {
+	if x != nil {
+		return x.Subtree
+	}
+	return nil
+}
+
+func (x *SnapshotOptions) GetFind() *ElementFind {
+	if x != nil {
+		return x.Find
+	}
+	return nil
+}
+
+func (x *SnapshotOptions) GetTextOnly() bool {
+	if x != nil {
+		return x.TextOnly
+	}
+	return false
+}
+
+func (x *SnapshotOptions) GetMaxFieldBytes() int32 {
+	if x != nil {
+		return x.MaxFieldBytes
+	}
+	return 0
+}
+
+// ElementFind selects elements by role, name and states; every given criterion must hold.
+type ElementFind struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Role name as Element.role gives it ("push button", "link"), case-insensitive exact; up to 64 bytes.
+	Role string `protobuf:"bytes,1,opt,name=role,proto3" json:"role,omitempty"`
+	// Substring of the element's name, case-insensitive; up to 256 bytes. Not with name_regex.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// RE2 regular expression matched against the name (Go regexp syntax, linear time); up to 256 bytes.
+	NameRegex string `protobuf:"bytes,3,opt,name=name_regex,json=nameRegex,proto3" json:"name_regex,omitempty"`
+	// States the element must all have ("focused", "checked" ...); at most 16, each up to 32 bytes.
+	States []string `protobuf:"bytes,4,rep,name=states,proto3" json:"states,omitempty"`
+	// At most this many matches, 1..1000; 0 means 50. More matches make the snapshot incomplete (the reason says
+	// so).
+	Limit         int32 `protobuf:"varint,5,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ElementFind) Reset() {
+	*x = ElementFind{}
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ElementFind) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ElementFind) ProtoMessage() {}
+
+func (x *ElementFind) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ElementFind.ProtoReflect.Descriptor instead.
+func (*ElementFind) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ElementFind) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *ElementFind) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ElementFind) GetNameRegex() string {
+	if x != nil {
+		return x.NameRegex
+	}
+	return ""
+}
+
+func (x *ElementFind) GetStates() []string {
+	if x != nil {
+		return x.States
+	}
+	return nil
+}
+
+func (x *ElementFind) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
 // Element is one node of a snapshot. Names, descriptions, values and text are untrusted: text from the guest.
 type Element struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -189,7 +348,7 @@ type Element struct {
 
 func (x *Element) Reset() {
 	*x = Element{}
-	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[1]
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -201,7 +360,7 @@ func (x *Element) String() string {
 func (*Element) ProtoMessage() {}
 
 func (x *Element) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[1]
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -214,7 +373,7 @@ func (x *Element) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Element.ProtoReflect.Descriptor instead.
 func (*Element) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{1}
+	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Element) GetRef() string {
@@ -314,7 +473,7 @@ type ValueRange struct {
 
 func (x *ValueRange) Reset() {
 	*x = ValueRange{}
-	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[2]
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -326,7 +485,7 @@ func (x *ValueRange) String() string {
 func (*ValueRange) ProtoMessage() {}
 
 func (x *ValueRange) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[2]
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -339,7 +498,7 @@ func (x *ValueRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValueRange.ProtoReflect.Descriptor instead.
 func (*ValueRange) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{2}
+	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ValueRange) GetCurrent() float64 {
@@ -392,14 +551,21 @@ type Snapshot struct {
 	// Compact indented rendering for language models: one line per element, `[ref] role "name" value states`.
 	Text string `protobuf:"bytes,7,opt,name=text,proto3" json:"text,omitempty"`
 	// Time the snapshot took, microseconds.
-	TookUs        int64 `protobuf:"varint,8,opt,name=took_us,json=tookUs,proto3" json:"took_us,omitempty"`
+	TookUs int64 `protobuf:"varint,8,opt,name=took_us,json=tookUs,proto3" json:"took_us,omitempty"`
+	// Set when elements are left for later pages (the byte or token budget was reached): pass it as
+	// SnapshotOptions.cursor to get the next page. Empty on the last page.
+	NextCursor string `protobuf:"bytes,9,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
+	// Index of this page's first element among all the elements of the snapshot (0 on the first page).
+	Offset int32 `protobuf:"varint,10,opt,name=offset,proto3" json:"offset,omitempty"`
+	// Number of elements in the whole snapshot, over all its pages.
+	Total         int32 `protobuf:"varint,11,opt,name=total,proto3" json:"total,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Snapshot) Reset() {
 	*x = Snapshot{}
-	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[3]
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -411,7 +577,7 @@ func (x *Snapshot) String() string {
 func (*Snapshot) ProtoMessage() {}
 
 func (x *Snapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[3]
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -424,7 +590,7 @@ func (x *Snapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Snapshot.ProtoReflect.Descriptor instead.
 func (*Snapshot) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{3}
+	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Snapshot) GetSnapshotId() string {
@@ -483,6 +649,27 @@ func (x *Snapshot) GetTookUs() int64 {
 	return 0
 }
 
+func (x *Snapshot) GetNextCursor() string {
+	if x != nil {
+		return x.NextCursor
+	}
+	return ""
+}
+
+func (x *Snapshot) GetOffset() int32 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *Snapshot) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
 // ElementRef names an element of a snapshot.
 type ElementRef struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -494,7 +681,7 @@ type ElementRef struct {
 
 func (x *ElementRef) Reset() {
 	*x = ElementRef{}
-	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[4]
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -506,7 +693,7 @@ func (x *ElementRef) String() string {
 func (*ElementRef) ProtoMessage() {}
 
 func (x *ElementRef) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[4]
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -519,7 +706,7 @@ func (x *ElementRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ElementRef.ProtoReflect.Descriptor instead.
 func (*ElementRef) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{4}
+	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ElementRef) GetSnapshotId() string {
@@ -547,7 +734,7 @@ type TextRange struct {
 
 func (x *TextRange) Reset() {
 	*x = TextRange{}
-	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[5]
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -559,7 +746,7 @@ func (x *TextRange) String() string {
 func (*TextRange) ProtoMessage() {}
 
 func (x *TextRange) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[5]
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -572,7 +759,7 @@ func (x *TextRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextRange.ProtoReflect.Descriptor instead.
 func (*TextRange) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{5}
+	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *TextRange) GetStart() int32 {
@@ -602,7 +789,7 @@ type TextMatch struct {
 
 func (x *TextMatch) Reset() {
 	*x = TextMatch{}
-	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[6]
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -614,7 +801,7 @@ func (x *TextMatch) String() string {
 func (*TextMatch) ProtoMessage() {}
 
 func (x *TextMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[6]
+	mi := &file_glovebox_agent_v1_snapshot_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -627,7 +814,7 @@ func (x *TextMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextMatch.ProtoReflect.Descriptor instead.
 func (*TextMatch) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{6}
+	return file_glovebox_agent_v1_snapshot_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *TextMatch) GetPrefix() string {
@@ -655,13 +842,29 @@ var File_glovebox_agent_v1_snapshot_proto protoreflect.FileDescriptor
 
 const file_glovebox_agent_v1_snapshot_proto_rawDesc = "" +
 	"\n" +
-	" glovebox/agent/v1/snapshot.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"\xb6\x01\n" +
+	" glovebox/agent/v1/snapshot.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"\xbc\x03\n" +
 	"\x0fSnapshotOptions\x12\x1b\n" +
 	"\tmax_nodes\x18\x01 \x01(\x05R\bmaxNodes\x12\x1b\n" +
 	"\tmax_depth\x18\x02 \x01(\x05R\bmaxDepth\x12)\n" +
 	"\x10interactive_only\x18\x03 \x01(\bR\x0finteractiveOnly\x12!\n" +
 	"\fvisible_only\x18\x04 \x01(\bR\vvisibleOnly\x12\x1b\n" +
-	"\tomit_text\x18\x05 \x01(\bR\bomitText\"\xdc\x02\n" +
+	"\tomit_text\x18\x05 \x01(\bR\bomitText\x12\x1b\n" +
+	"\tmax_bytes\x18\x06 \x01(\x05R\bmaxBytes\x12\x1d\n" +
+	"\n" +
+	"max_tokens\x18\a \x01(\x05R\tmaxTokens\x12\x16\n" +
+	"\x06cursor\x18\b \x01(\tR\x06cursor\x127\n" +
+	"\asubtree\x18\t \x01(\v2\x1d.glovebox.agent.v1.ElementRefR\asubtree\x122\n" +
+	"\x04find\x18\n" +
+	" \x01(\v2\x1e.glovebox.agent.v1.ElementFindR\x04find\x12\x1b\n" +
+	"\ttext_only\x18\v \x01(\bR\btextOnly\x12&\n" +
+	"\x0fmax_field_bytes\x18\f \x01(\x05R\rmaxFieldBytes\"\x82\x01\n" +
+	"\vElementFind\x12\x12\n" +
+	"\x04role\x18\x01 \x01(\tR\x04role\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
+	"\n" +
+	"name_regex\x18\x03 \x01(\tR\tnameRegex\x12\x16\n" +
+	"\x06states\x18\x04 \x03(\tR\x06states\x12\x14\n" +
+	"\x05limit\x18\x05 \x01(\x05R\x05limit\"\xdc\x02\n" +
 	"\aElement\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x12\n" +
 	"\x04role\x18\x02 \x01(\tR\x04role\x12\x12\n" +
@@ -682,7 +885,7 @@ const file_glovebox_agent_v1_snapshot_proto_rawDesc = "" +
 	"\acurrent\x18\x01 \x01(\x01R\acurrent\x12\x18\n" +
 	"\aminimum\x18\x02 \x01(\x01R\aminimum\x12\x18\n" +
 	"\amaximum\x18\x03 \x01(\x01R\amaximum\x12\x12\n" +
-	"\x04step\x18\x04 \x01(\x01R\x04step\"\xac\x02\n" +
+	"\x04step\x18\x04 \x01(\x01R\x04step\"\xfb\x02\n" +
 	"\bSnapshot\x12\x1f\n" +
 	"\vsnapshot_id\x18\x01 \x01(\tR\n" +
 	"snapshotId\x121\n" +
@@ -694,7 +897,12 @@ const file_glovebox_agent_v1_snapshot_proto_rawDesc = "" +
 	"\bcomplete\x18\x05 \x01(\bR\bcomplete\x12+\n" +
 	"\x11incomplete_reason\x18\x06 \x01(\tR\x10incompleteReason\x12\x12\n" +
 	"\x04text\x18\a \x01(\tR\x04text\x12\x17\n" +
-	"\atook_us\x18\b \x01(\x03R\x06tookUs\"?\n" +
+	"\atook_us\x18\b \x01(\x03R\x06tookUs\x12\x1f\n" +
+	"\vnext_cursor\x18\t \x01(\tR\n" +
+	"nextCursor\x12\x16\n" +
+	"\x06offset\x18\n" +
+	" \x01(\x05R\x06offset\x12\x14\n" +
+	"\x05total\x18\v \x01(\x05R\x05total\"?\n" +
 	"\n" +
 	"ElementRef\x12\x1f\n" +
 	"\vsnapshot_id\x18\x01 \x01(\tR\n" +
@@ -726,29 +934,32 @@ func file_glovebox_agent_v1_snapshot_proto_rawDescGZIP() []byte {
 }
 
 var file_glovebox_agent_v1_snapshot_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_glovebox_agent_v1_snapshot_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_glovebox_agent_v1_snapshot_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_glovebox_agent_v1_snapshot_proto_goTypes = []any{
 	(CaretPlacement)(0),     // 0: glovebox.agent.v1.CaretPlacement
 	(*SnapshotOptions)(nil), // 1: glovebox.agent.v1.SnapshotOptions
-	(*Element)(nil),         // 2: glovebox.agent.v1.Element
-	(*ValueRange)(nil),      // 3: glovebox.agent.v1.ValueRange
-	(*Snapshot)(nil),        // 4: glovebox.agent.v1.Snapshot
-	(*ElementRef)(nil),      // 5: glovebox.agent.v1.ElementRef
-	(*TextRange)(nil),       // 6: glovebox.agent.v1.TextRange
-	(*TextMatch)(nil),       // 7: glovebox.agent.v1.TextMatch
-	(*Rect)(nil),            // 8: glovebox.agent.v1.Rect
-	(*Target)(nil),          // 9: glovebox.agent.v1.Target
+	(*ElementFind)(nil),     // 2: glovebox.agent.v1.ElementFind
+	(*Element)(nil),         // 3: glovebox.agent.v1.Element
+	(*ValueRange)(nil),      // 4: glovebox.agent.v1.ValueRange
+	(*Snapshot)(nil),        // 5: glovebox.agent.v1.Snapshot
+	(*ElementRef)(nil),      // 6: glovebox.agent.v1.ElementRef
+	(*TextRange)(nil),       // 7: glovebox.agent.v1.TextRange
+	(*TextMatch)(nil),       // 8: glovebox.agent.v1.TextMatch
+	(*Rect)(nil),            // 9: glovebox.agent.v1.Rect
+	(*Target)(nil),          // 10: glovebox.agent.v1.Target
 }
 var file_glovebox_agent_v1_snapshot_proto_depIdxs = []int32{
-	8, // 0: glovebox.agent.v1.Element.bounds:type_name -> glovebox.agent.v1.Rect
-	3, // 1: glovebox.agent.v1.Element.range:type_name -> glovebox.agent.v1.ValueRange
-	9, // 2: glovebox.agent.v1.Snapshot.target:type_name -> glovebox.agent.v1.Target
-	2, // 3: glovebox.agent.v1.Snapshot.elements:type_name -> glovebox.agent.v1.Element
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	6,  // 0: glovebox.agent.v1.SnapshotOptions.subtree:type_name -> glovebox.agent.v1.ElementRef
+	2,  // 1: glovebox.agent.v1.SnapshotOptions.find:type_name -> glovebox.agent.v1.ElementFind
+	9,  // 2: glovebox.agent.v1.Element.bounds:type_name -> glovebox.agent.v1.Rect
+	4,  // 3: glovebox.agent.v1.Element.range:type_name -> glovebox.agent.v1.ValueRange
+	10, // 4: glovebox.agent.v1.Snapshot.target:type_name -> glovebox.agent.v1.Target
+	3,  // 5: glovebox.agent.v1.Snapshot.elements:type_name -> glovebox.agent.v1.Element
+	6,  // [6:6] is the sub-list for method output_type
+	6,  // [6:6] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_snapshot_proto_init() }
@@ -763,7 +974,7 @@ func file_glovebox_agent_v1_snapshot_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_agent_v1_snapshot_proto_rawDesc), len(file_glovebox_agent_v1_snapshot_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

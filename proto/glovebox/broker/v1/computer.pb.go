@@ -22,6 +22,120 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ObserveRequest wraps the agent request.
+type ObserveRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request       *v1.ObserveRequest     `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ObserveRequest) Reset() {
+	*x = ObserveRequest{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ObserveRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ObserveRequest) ProtoMessage() {}
+
+func (x *ObserveRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ObserveRequest.ProtoReflect.Descriptor instead.
+func (*ObserveRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ObserveRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ObserveRequest) GetRequest() *v1.ObserveRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// ObserveResponse wraps the agent response; the snapshot carries the broker's generation, like SnapshotWindow's.
+type ObserveResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Response      *v1.ObserveResponse    `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	Target        *v1.FrozenTarget       `protobuf:"bytes,2,opt,name=target,proto3" json:"target,omitempty"`
+	AuditSeq      uint64                 `protobuf:"varint,3,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ObserveResponse) Reset() {
+	*x = ObserveResponse{}
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ObserveResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ObserveResponse) ProtoMessage() {}
+
+func (x *ObserveResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ObserveResponse.ProtoReflect.Descriptor instead.
+func (*ObserveResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ObserveResponse) GetResponse() *v1.ObserveResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *ObserveResponse) GetTarget() *v1.FrozenTarget {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
+func (x *ObserveResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
 // CaptureScreenshotRequest wraps the agent request.
 type CaptureScreenshotRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -34,7 +148,7 @@ type CaptureScreenshotRequest struct {
 
 func (x *CaptureScreenshotRequest) Reset() {
 	*x = CaptureScreenshotRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[0]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -46,7 +160,7 @@ func (x *CaptureScreenshotRequest) String() string {
 func (*CaptureScreenshotRequest) ProtoMessage() {}
 
 func (x *CaptureScreenshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[0]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -59,7 +173,7 @@ func (x *CaptureScreenshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CaptureScreenshotRequest.ProtoReflect.Descriptor instead.
 func (*CaptureScreenshotRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{0}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *CaptureScreenshotRequest) GetSessionId() string {
@@ -89,7 +203,7 @@ type CaptureScreenshotResponse struct {
 
 func (x *CaptureScreenshotResponse) Reset() {
 	*x = CaptureScreenshotResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[1]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -101,7 +215,7 @@ func (x *CaptureScreenshotResponse) String() string {
 func (*CaptureScreenshotResponse) ProtoMessage() {}
 
 func (x *CaptureScreenshotResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[1]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -114,7 +228,7 @@ func (x *CaptureScreenshotResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CaptureScreenshotResponse.ProtoReflect.Descriptor instead.
 func (*CaptureScreenshotResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{1}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CaptureScreenshotResponse) GetResponse() *v1.CaptureScreenshotResponse {
@@ -149,7 +263,7 @@ type GetCursorPositionRequest struct {
 
 func (x *GetCursorPositionRequest) Reset() {
 	*x = GetCursorPositionRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[2]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -161,7 +275,7 @@ func (x *GetCursorPositionRequest) String() string {
 func (*GetCursorPositionRequest) ProtoMessage() {}
 
 func (x *GetCursorPositionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[2]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -174,7 +288,7 @@ func (x *GetCursorPositionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCursorPositionRequest.ProtoReflect.Descriptor instead.
 func (*GetCursorPositionRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{2}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GetCursorPositionRequest) GetSessionId() string {
@@ -202,7 +316,7 @@ type GetCursorPositionResponse struct {
 
 func (x *GetCursorPositionResponse) Reset() {
 	*x = GetCursorPositionResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[3]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -214,7 +328,7 @@ func (x *GetCursorPositionResponse) String() string {
 func (*GetCursorPositionResponse) ProtoMessage() {}
 
 func (x *GetCursorPositionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[3]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -227,7 +341,7 @@ func (x *GetCursorPositionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCursorPositionResponse.ProtoReflect.Descriptor instead.
 func (*GetCursorPositionResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{3}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetCursorPositionResponse) GetResponse() *v1.GetCursorPositionResponse {
@@ -255,7 +369,7 @@ type ListWindowsRequest struct {
 
 func (x *ListWindowsRequest) Reset() {
 	*x = ListWindowsRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[4]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -267,7 +381,7 @@ func (x *ListWindowsRequest) String() string {
 func (*ListWindowsRequest) ProtoMessage() {}
 
 func (x *ListWindowsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[4]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -280,7 +394,7 @@ func (x *ListWindowsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWindowsRequest.ProtoReflect.Descriptor instead.
 func (*ListWindowsRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{4}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListWindowsRequest) GetSessionId() string {
@@ -308,7 +422,7 @@ type ListWindowsResponse struct {
 
 func (x *ListWindowsResponse) Reset() {
 	*x = ListWindowsResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[5]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -320,7 +434,7 @@ func (x *ListWindowsResponse) String() string {
 func (*ListWindowsResponse) ProtoMessage() {}
 
 func (x *ListWindowsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[5]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -333,7 +447,7 @@ func (x *ListWindowsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWindowsResponse.ProtoReflect.Descriptor instead.
 func (*ListWindowsResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{5}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListWindowsResponse) GetResponse() *v1.ListWindowsResponse {
@@ -361,7 +475,7 @@ type WatchScreenRequest struct {
 
 func (x *WatchScreenRequest) Reset() {
 	*x = WatchScreenRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[6]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -373,7 +487,7 @@ func (x *WatchScreenRequest) String() string {
 func (*WatchScreenRequest) ProtoMessage() {}
 
 func (x *WatchScreenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[6]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -386,7 +500,7 @@ func (x *WatchScreenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchScreenRequest.ProtoReflect.Descriptor instead.
 func (*WatchScreenRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{6}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *WatchScreenRequest) GetSessionId() string {
@@ -413,7 +527,7 @@ type WatchScreenResponse struct {
 
 func (x *WatchScreenResponse) Reset() {
 	*x = WatchScreenResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[7]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -425,7 +539,7 @@ func (x *WatchScreenResponse) String() string {
 func (*WatchScreenResponse) ProtoMessage() {}
 
 func (x *WatchScreenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[7]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -438,7 +552,7 @@ func (x *WatchScreenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchScreenResponse.ProtoReflect.Descriptor instead.
 func (*WatchScreenResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{7}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WatchScreenResponse) GetResponse() *v1.WatchScreenResponse {
@@ -471,7 +585,7 @@ type ActRequest struct {
 
 func (x *ActRequest) Reset() {
 	*x = ActRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[8]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -483,7 +597,7 @@ func (x *ActRequest) String() string {
 func (*ActRequest) ProtoMessage() {}
 
 func (x *ActRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[8]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -496,7 +610,7 @@ func (x *ActRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
 func (*ActRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{8}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ActRequest) GetSessionId() string {
@@ -534,7 +648,7 @@ type ActResponse struct {
 
 func (x *ActResponse) Reset() {
 	*x = ActResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[9]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -546,7 +660,7 @@ func (x *ActResponse) String() string {
 func (*ActResponse) ProtoMessage() {}
 
 func (x *ActResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[9]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -559,7 +673,7 @@ func (x *ActResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
 func (*ActResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{9}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ActResponse) GetResponse() *v1.ActResponse {
@@ -602,7 +716,7 @@ type ActBatchRequest struct {
 
 func (x *ActBatchRequest) Reset() {
 	*x = ActBatchRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[10]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -614,7 +728,7 @@ func (x *ActBatchRequest) String() string {
 func (*ActBatchRequest) ProtoMessage() {}
 
 func (x *ActBatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[10]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -627,7 +741,7 @@ func (x *ActBatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActBatchRequest.ProtoReflect.Descriptor instead.
 func (*ActBatchRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{10}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ActBatchRequest) GetSessionId() string {
@@ -657,7 +771,7 @@ type ActBatchResponse struct {
 
 func (x *ActBatchResponse) Reset() {
 	*x = ActBatchResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[11]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -669,7 +783,7 @@ func (x *ActBatchResponse) String() string {
 func (*ActBatchResponse) ProtoMessage() {}
 
 func (x *ActBatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[11]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -682,7 +796,7 @@ func (x *ActBatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActBatchResponse.ProtoReflect.Descriptor instead.
 func (*ActBatchResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{11}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ActBatchResponse) GetResponse() *v1.ActBatchResponse {
@@ -728,7 +842,7 @@ type MutationTiming struct {
 
 func (x *MutationTiming) Reset() {
 	*x = MutationTiming{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[12]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -740,7 +854,7 @@ func (x *MutationTiming) String() string {
 func (*MutationTiming) ProtoMessage() {}
 
 func (x *MutationTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[12]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -753,7 +867,7 @@ func (x *MutationTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MutationTiming.ProtoReflect.Descriptor instead.
 func (*MutationTiming) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{12}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *MutationTiming) GetValidateUs() int64 {
@@ -809,7 +923,7 @@ type ReadClipboardRequest struct {
 
 func (x *ReadClipboardRequest) Reset() {
 	*x = ReadClipboardRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[13]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -821,7 +935,7 @@ func (x *ReadClipboardRequest) String() string {
 func (*ReadClipboardRequest) ProtoMessage() {}
 
 func (x *ReadClipboardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[13]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -834,7 +948,7 @@ func (x *ReadClipboardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadClipboardRequest.ProtoReflect.Descriptor instead.
 func (*ReadClipboardRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{13}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ReadClipboardRequest) GetSessionId() string {
@@ -862,7 +976,7 @@ type ReadClipboardResponse struct {
 
 func (x *ReadClipboardResponse) Reset() {
 	*x = ReadClipboardResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[14]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -874,7 +988,7 @@ func (x *ReadClipboardResponse) String() string {
 func (*ReadClipboardResponse) ProtoMessage() {}
 
 func (x *ReadClipboardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[14]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -887,7 +1001,7 @@ func (x *ReadClipboardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadClipboardResponse.ProtoReflect.Descriptor instead.
 func (*ReadClipboardResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{14}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ReadClipboardResponse) GetResponse() *v1.ReadClipboardResponse {
@@ -922,7 +1036,7 @@ type WriteClipboardRequest struct {
 
 func (x *WriteClipboardRequest) Reset() {
 	*x = WriteClipboardRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[15]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -934,7 +1048,7 @@ func (x *WriteClipboardRequest) String() string {
 func (*WriteClipboardRequest) ProtoMessage() {}
 
 func (x *WriteClipboardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[15]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -947,7 +1061,7 @@ func (x *WriteClipboardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteClipboardRequest.ProtoReflect.Descriptor instead.
 func (*WriteClipboardRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{15}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *WriteClipboardRequest) GetSessionId() string {
@@ -996,7 +1110,7 @@ type WriteClipboardResponse struct {
 
 func (x *WriteClipboardResponse) Reset() {
 	*x = WriteClipboardResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[16]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1008,7 +1122,7 @@ func (x *WriteClipboardResponse) String() string {
 func (*WriteClipboardResponse) ProtoMessage() {}
 
 func (x *WriteClipboardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[16]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1021,7 +1135,7 @@ func (x *WriteClipboardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteClipboardResponse.ProtoReflect.Descriptor instead.
 func (*WriteClipboardResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{16}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *WriteClipboardResponse) GetResponse() *v1.WriteClipboardResponse {
@@ -1063,7 +1177,7 @@ type ListAppsRequest struct {
 
 func (x *ListAppsRequest) Reset() {
 	*x = ListAppsRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[17]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1075,7 +1189,7 @@ func (x *ListAppsRequest) String() string {
 func (*ListAppsRequest) ProtoMessage() {}
 
 func (x *ListAppsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[17]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1088,7 +1202,7 @@ func (x *ListAppsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAppsRequest.ProtoReflect.Descriptor instead.
 func (*ListAppsRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{17}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListAppsRequest) GetSessionId() string {
@@ -1116,7 +1230,7 @@ type ListAppsResponse struct {
 
 func (x *ListAppsResponse) Reset() {
 	*x = ListAppsResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[18]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1128,7 +1242,7 @@ func (x *ListAppsResponse) String() string {
 func (*ListAppsResponse) ProtoMessage() {}
 
 func (x *ListAppsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[18]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1141,7 +1255,7 @@ func (x *ListAppsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAppsResponse.ProtoReflect.Descriptor instead.
 func (*ListAppsResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{18}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListAppsResponse) GetResponse() *v1.ListAppsResponse {
@@ -1172,7 +1286,7 @@ type GetAppRequest struct {
 
 func (x *GetAppRequest) Reset() {
 	*x = GetAppRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[19]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1184,7 +1298,7 @@ func (x *GetAppRequest) String() string {
 func (*GetAppRequest) ProtoMessage() {}
 
 func (x *GetAppRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[19]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1197,7 +1311,7 @@ func (x *GetAppRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAppRequest.ProtoReflect.Descriptor instead.
 func (*GetAppRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{19}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetAppRequest) GetSessionId() string {
@@ -1240,7 +1354,7 @@ type GetAppResponse struct {
 
 func (x *GetAppResponse) Reset() {
 	*x = GetAppResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[20]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1252,7 +1366,7 @@ func (x *GetAppResponse) String() string {
 func (*GetAppResponse) ProtoMessage() {}
 
 func (x *GetAppResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[20]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1265,7 +1379,7 @@ func (x *GetAppResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAppResponse.ProtoReflect.Descriptor instead.
 func (*GetAppResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{20}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetAppResponse) GetResponse() *v1.GetAppResponse {
@@ -1307,7 +1421,7 @@ type SnapshotAppRequest struct {
 
 func (x *SnapshotAppRequest) Reset() {
 	*x = SnapshotAppRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[21]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1319,7 +1433,7 @@ func (x *SnapshotAppRequest) String() string {
 func (*SnapshotAppRequest) ProtoMessage() {}
 
 func (x *SnapshotAppRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[21]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1332,7 +1446,7 @@ func (x *SnapshotAppRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotAppRequest.ProtoReflect.Descriptor instead.
 func (*SnapshotAppRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{21}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SnapshotAppRequest) GetSessionId() string {
@@ -1360,7 +1474,7 @@ type SnapshotAppResponse struct {
 
 func (x *SnapshotAppResponse) Reset() {
 	*x = SnapshotAppResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[22]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1372,7 +1486,7 @@ func (x *SnapshotAppResponse) String() string {
 func (*SnapshotAppResponse) ProtoMessage() {}
 
 func (x *SnapshotAppResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[22]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1385,7 +1499,7 @@ func (x *SnapshotAppResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotAppResponse.ProtoReflect.Descriptor instead.
 func (*SnapshotAppResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{22}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SnapshotAppResponse) GetResponse() *v1.SnapshotAppResponse {
@@ -1413,7 +1527,7 @@ type SnapshotWindowRequest struct {
 
 func (x *SnapshotWindowRequest) Reset() {
 	*x = SnapshotWindowRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[23]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1425,7 +1539,7 @@ func (x *SnapshotWindowRequest) String() string {
 func (*SnapshotWindowRequest) ProtoMessage() {}
 
 func (x *SnapshotWindowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[23]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1438,7 +1552,7 @@ func (x *SnapshotWindowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotWindowRequest.ProtoReflect.Descriptor instead.
 func (*SnapshotWindowRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{23}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SnapshotWindowRequest) GetSessionId() string {
@@ -1466,7 +1580,7 @@ type SnapshotWindowResponse struct {
 
 func (x *SnapshotWindowResponse) Reset() {
 	*x = SnapshotWindowResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[24]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1478,7 +1592,7 @@ func (x *SnapshotWindowResponse) String() string {
 func (*SnapshotWindowResponse) ProtoMessage() {}
 
 func (x *SnapshotWindowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[24]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1491,7 +1605,7 @@ func (x *SnapshotWindowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotWindowResponse.ProtoReflect.Descriptor instead.
 func (*SnapshotWindowResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{24}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SnapshotWindowResponse) GetResponse() *v1.SnapshotWindowResponse {
@@ -1522,7 +1636,7 @@ type ListBrowsersRequest struct {
 
 func (x *ListBrowsersRequest) Reset() {
 	*x = ListBrowsersRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[25]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1534,7 +1648,7 @@ func (x *ListBrowsersRequest) String() string {
 func (*ListBrowsersRequest) ProtoMessage() {}
 
 func (x *ListBrowsersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[25]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1547,7 +1661,7 @@ func (x *ListBrowsersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBrowsersRequest.ProtoReflect.Descriptor instead.
 func (*ListBrowsersRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{25}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListBrowsersRequest) GetSessionId() string {
@@ -1590,7 +1704,7 @@ type ListBrowsersResponse struct {
 
 func (x *ListBrowsersResponse) Reset() {
 	*x = ListBrowsersResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[26]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1602,7 +1716,7 @@ func (x *ListBrowsersResponse) String() string {
 func (*ListBrowsersResponse) ProtoMessage() {}
 
 func (x *ListBrowsersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[26]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1615,7 +1729,7 @@ func (x *ListBrowsersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBrowsersResponse.ProtoReflect.Descriptor instead.
 func (*ListBrowsersResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{26}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListBrowsersResponse) GetResponse() *v1.ListBrowsersResponse {
@@ -1657,7 +1771,7 @@ type GetBrowserRequest struct {
 
 func (x *GetBrowserRequest) Reset() {
 	*x = GetBrowserRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[27]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1669,7 +1783,7 @@ func (x *GetBrowserRequest) String() string {
 func (*GetBrowserRequest) ProtoMessage() {}
 
 func (x *GetBrowserRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[27]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1682,7 +1796,7 @@ func (x *GetBrowserRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBrowserRequest.ProtoReflect.Descriptor instead.
 func (*GetBrowserRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{27}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetBrowserRequest) GetSessionId() string {
@@ -1710,7 +1824,7 @@ type GetBrowserResponse struct {
 
 func (x *GetBrowserResponse) Reset() {
 	*x = GetBrowserResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[28]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1722,7 +1836,7 @@ func (x *GetBrowserResponse) String() string {
 func (*GetBrowserResponse) ProtoMessage() {}
 
 func (x *GetBrowserResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[28]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1735,7 +1849,7 @@ func (x *GetBrowserResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBrowserResponse.ProtoReflect.Descriptor instead.
 func (*GetBrowserResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{28}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetBrowserResponse) GetResponse() *v1.GetBrowserResponse {
@@ -1763,7 +1877,7 @@ type ListTabsRequest struct {
 
 func (x *ListTabsRequest) Reset() {
 	*x = ListTabsRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[29]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1775,7 +1889,7 @@ func (x *ListTabsRequest) String() string {
 func (*ListTabsRequest) ProtoMessage() {}
 
 func (x *ListTabsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[29]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1788,7 +1902,7 @@ func (x *ListTabsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTabsRequest.ProtoReflect.Descriptor instead.
 func (*ListTabsRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{29}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListTabsRequest) GetSessionId() string {
@@ -1816,7 +1930,7 @@ type ListTabsResponse struct {
 
 func (x *ListTabsResponse) Reset() {
 	*x = ListTabsResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[30]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1828,7 +1942,7 @@ func (x *ListTabsResponse) String() string {
 func (*ListTabsResponse) ProtoMessage() {}
 
 func (x *ListTabsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[30]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1841,7 +1955,7 @@ func (x *ListTabsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTabsResponse.ProtoReflect.Descriptor instead.
 func (*ListTabsResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{30}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListTabsResponse) GetResponse() *v1.ListTabsResponse {
@@ -1869,7 +1983,7 @@ type SnapshotTabRequest struct {
 
 func (x *SnapshotTabRequest) Reset() {
 	*x = SnapshotTabRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[31]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1881,7 +1995,7 @@ func (x *SnapshotTabRequest) String() string {
 func (*SnapshotTabRequest) ProtoMessage() {}
 
 func (x *SnapshotTabRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[31]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1894,7 +2008,7 @@ func (x *SnapshotTabRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotTabRequest.ProtoReflect.Descriptor instead.
 func (*SnapshotTabRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{31}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SnapshotTabRequest) GetSessionId() string {
@@ -1922,7 +2036,7 @@ type SnapshotTabResponse struct {
 
 func (x *SnapshotTabResponse) Reset() {
 	*x = SnapshotTabResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[32]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1934,7 +2048,7 @@ func (x *SnapshotTabResponse) String() string {
 func (*SnapshotTabResponse) ProtoMessage() {}
 
 func (x *SnapshotTabResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[32]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1947,7 +2061,7 @@ func (x *SnapshotTabResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotTabResponse.ProtoReflect.Descriptor instead.
 func (*SnapshotTabResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{32}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SnapshotTabResponse) GetResponse() *v1.SnapshotTabResponse {
@@ -1975,7 +2089,7 @@ type ExtractRequest struct {
 
 func (x *ExtractRequest) Reset() {
 	*x = ExtractRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[33]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1987,7 +2101,7 @@ func (x *ExtractRequest) String() string {
 func (*ExtractRequest) ProtoMessage() {}
 
 func (x *ExtractRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[33]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2000,7 +2114,7 @@ func (x *ExtractRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExtractRequest.ProtoReflect.Descriptor instead.
 func (*ExtractRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{33}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ExtractRequest) GetSessionId() string {
@@ -2028,7 +2142,7 @@ type ExtractResponse struct {
 
 func (x *ExtractResponse) Reset() {
 	*x = ExtractResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[34]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2040,7 +2154,7 @@ func (x *ExtractResponse) String() string {
 func (*ExtractResponse) ProtoMessage() {}
 
 func (x *ExtractResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[34]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2053,7 +2167,7 @@ func (x *ExtractResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExtractResponse.ProtoReflect.Descriptor instead.
 func (*ExtractResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{34}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ExtractResponse) GetResponse() *v1.ExtractResponse {
@@ -2081,7 +2195,7 @@ type CaptureTabRequest struct {
 
 func (x *CaptureTabRequest) Reset() {
 	*x = CaptureTabRequest{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[35]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2093,7 +2207,7 @@ func (x *CaptureTabRequest) String() string {
 func (*CaptureTabRequest) ProtoMessage() {}
 
 func (x *CaptureTabRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[35]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2106,7 +2220,7 @@ func (x *CaptureTabRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CaptureTabRequest.ProtoReflect.Descriptor instead.
 func (*CaptureTabRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{35}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *CaptureTabRequest) GetSessionId() string {
@@ -2134,7 +2248,7 @@ type CaptureTabResponse struct {
 
 func (x *CaptureTabResponse) Reset() {
 	*x = CaptureTabResponse{}
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[36]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2146,7 +2260,7 @@ func (x *CaptureTabResponse) String() string {
 func (*CaptureTabResponse) ProtoMessage() {}
 
 func (x *CaptureTabResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[36]
+	mi := &file_glovebox_broker_v1_computer_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2159,7 +2273,7 @@ func (x *CaptureTabResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CaptureTabResponse.ProtoReflect.Descriptor instead.
 func (*CaptureTabResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{36}
+	return file_glovebox_broker_v1_computer_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CaptureTabResponse) GetResponse() *v1.CaptureTabResponse {
@@ -2180,7 +2294,15 @@ var File_glovebox_broker_v1_computer_proto protoreflect.FileDescriptor
 
 const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\n" +
-	"!glovebox/broker/v1/computer.proto\x12\x12glovebox.broker.v1\x1a%glovebox/agent/v1/accessibility.proto\x1a\x1bglovebox/agent/v1/act.proto\x1a\x1fglovebox/agent/v1/browser.proto\x1a!glovebox/agent/v1/clipboard.proto\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1fglovebox/agent/v1/observe.proto\"\x80\x01\n" +
+	"!glovebox/broker/v1/computer.proto\x12\x12glovebox.broker.v1\x1a%glovebox/agent/v1/accessibility.proto\x1a\x1bglovebox/agent/v1/act.proto\x1a\x1fglovebox/agent/v1/browser.proto\x1a!glovebox/agent/v1/clipboard.proto\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1fglovebox/agent/v1/observe.proto\"l\n" +
+	"\x0eObserveRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12;\n" +
+	"\arequest\x18\x02 \x01(\v2!.glovebox.agent.v1.ObserveRequestR\arequest\"\xa7\x01\n" +
+	"\x0fObserveResponse\x12>\n" +
+	"\bresponse\x18\x01 \x01(\v2\".glovebox.agent.v1.ObserveResponseR\bresponse\x127\n" +
+	"\x06target\x18\x02 \x01(\v2\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12\x1b\n" +
+	"\taudit_seq\x18\x03 \x01(\x04R\bauditSeq\"\x80\x01\n" +
 	"\x18CaptureScreenshotRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12E\n" +
@@ -2338,7 +2460,7 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\arequest\x18\x02 \x01(\v2$.glovebox.agent.v1.CaptureTabRequestR\arequest\"t\n" +
 	"\x12CaptureTabResponse\x12A\n" +
 	"\bresponse\x18\x01 \x01(\v2%.glovebox.agent.v1.CaptureTabResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\xbe\r\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\x92\x0e\n" +
 	"\x0fComputerService\x12p\n" +
 	"\x11CaptureScreenshot\x12,.glovebox.broker.v1.CaptureScreenshotRequest\x1a-.glovebox.broker.v1.CaptureScreenshotResponse\x12p\n" +
 	"\x11GetCursorPosition\x12,.glovebox.broker.v1.GetCursorPositionRequest\x1a-.glovebox.broker.v1.GetCursorPositionResponse\x12^\n" +
@@ -2359,7 +2481,8 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\vSnapshotTab\x12&.glovebox.broker.v1.SnapshotTabRequest\x1a'.glovebox.broker.v1.SnapshotTabResponse\x12R\n" +
 	"\aExtract\x12\".glovebox.broker.v1.ExtractRequest\x1a#.glovebox.broker.v1.ExtractResponse\x12[\n" +
 	"\n" +
-	"CaptureTab\x12%.glovebox.broker.v1.CaptureTabRequest\x1a&.glovebox.broker.v1.CaptureTabResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
+	"CaptureTab\x12%.glovebox.broker.v1.CaptureTabRequest\x1a&.glovebox.broker.v1.CaptureTabResponse\x12R\n" +
+	"\aObserve\x12\".glovebox.broker.v1.ObserveRequest\x1a#.glovebox.broker.v1.ObserveResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
 
 var (
 	file_glovebox_broker_v1_computer_proto_rawDescOnce sync.Once
@@ -2373,167 +2496,176 @@ func file_glovebox_broker_v1_computer_proto_rawDescGZIP() []byte {
 	return file_glovebox_broker_v1_computer_proto_rawDescData
 }
 
-var file_glovebox_broker_v1_computer_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_glovebox_broker_v1_computer_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_glovebox_broker_v1_computer_proto_goTypes = []any{
-	(*CaptureScreenshotRequest)(nil),     // 0: glovebox.broker.v1.CaptureScreenshotRequest
-	(*CaptureScreenshotResponse)(nil),    // 1: glovebox.broker.v1.CaptureScreenshotResponse
-	(*GetCursorPositionRequest)(nil),     // 2: glovebox.broker.v1.GetCursorPositionRequest
-	(*GetCursorPositionResponse)(nil),    // 3: glovebox.broker.v1.GetCursorPositionResponse
-	(*ListWindowsRequest)(nil),           // 4: glovebox.broker.v1.ListWindowsRequest
-	(*ListWindowsResponse)(nil),          // 5: glovebox.broker.v1.ListWindowsResponse
-	(*WatchScreenRequest)(nil),           // 6: glovebox.broker.v1.WatchScreenRequest
-	(*WatchScreenResponse)(nil),          // 7: glovebox.broker.v1.WatchScreenResponse
-	(*ActRequest)(nil),                   // 8: glovebox.broker.v1.ActRequest
-	(*ActResponse)(nil),                  // 9: glovebox.broker.v1.ActResponse
-	(*ActBatchRequest)(nil),              // 10: glovebox.broker.v1.ActBatchRequest
-	(*ActBatchResponse)(nil),             // 11: glovebox.broker.v1.ActBatchResponse
-	(*MutationTiming)(nil),               // 12: glovebox.broker.v1.MutationTiming
-	(*ReadClipboardRequest)(nil),         // 13: glovebox.broker.v1.ReadClipboardRequest
-	(*ReadClipboardResponse)(nil),        // 14: glovebox.broker.v1.ReadClipboardResponse
-	(*WriteClipboardRequest)(nil),        // 15: glovebox.broker.v1.WriteClipboardRequest
-	(*WriteClipboardResponse)(nil),       // 16: glovebox.broker.v1.WriteClipboardResponse
-	(*ListAppsRequest)(nil),              // 17: glovebox.broker.v1.ListAppsRequest
-	(*ListAppsResponse)(nil),             // 18: glovebox.broker.v1.ListAppsResponse
-	(*GetAppRequest)(nil),                // 19: glovebox.broker.v1.GetAppRequest
-	(*GetAppResponse)(nil),               // 20: glovebox.broker.v1.GetAppResponse
-	(*SnapshotAppRequest)(nil),           // 21: glovebox.broker.v1.SnapshotAppRequest
-	(*SnapshotAppResponse)(nil),          // 22: glovebox.broker.v1.SnapshotAppResponse
-	(*SnapshotWindowRequest)(nil),        // 23: glovebox.broker.v1.SnapshotWindowRequest
-	(*SnapshotWindowResponse)(nil),       // 24: glovebox.broker.v1.SnapshotWindowResponse
-	(*ListBrowsersRequest)(nil),          // 25: glovebox.broker.v1.ListBrowsersRequest
-	(*ListBrowsersResponse)(nil),         // 26: glovebox.broker.v1.ListBrowsersResponse
-	(*GetBrowserRequest)(nil),            // 27: glovebox.broker.v1.GetBrowserRequest
-	(*GetBrowserResponse)(nil),           // 28: glovebox.broker.v1.GetBrowserResponse
-	(*ListTabsRequest)(nil),              // 29: glovebox.broker.v1.ListTabsRequest
-	(*ListTabsResponse)(nil),             // 30: glovebox.broker.v1.ListTabsResponse
-	(*SnapshotTabRequest)(nil),           // 31: glovebox.broker.v1.SnapshotTabRequest
-	(*SnapshotTabResponse)(nil),          // 32: glovebox.broker.v1.SnapshotTabResponse
-	(*ExtractRequest)(nil),               // 33: glovebox.broker.v1.ExtractRequest
-	(*ExtractResponse)(nil),              // 34: glovebox.broker.v1.ExtractResponse
-	(*CaptureTabRequest)(nil),            // 35: glovebox.broker.v1.CaptureTabRequest
-	(*CaptureTabResponse)(nil),           // 36: glovebox.broker.v1.CaptureTabResponse
-	(*v1.CaptureScreenshotRequest)(nil),  // 37: glovebox.agent.v1.CaptureScreenshotRequest
-	(*v1.CaptureScreenshotResponse)(nil), // 38: glovebox.agent.v1.CaptureScreenshotResponse
-	(*v1.FrozenTarget)(nil),              // 39: glovebox.agent.v1.FrozenTarget
-	(*v1.GetCursorPositionRequest)(nil),  // 40: glovebox.agent.v1.GetCursorPositionRequest
-	(*v1.GetCursorPositionResponse)(nil), // 41: glovebox.agent.v1.GetCursorPositionResponse
-	(*v1.ListWindowsRequest)(nil),        // 42: glovebox.agent.v1.ListWindowsRequest
-	(*v1.ListWindowsResponse)(nil),       // 43: glovebox.agent.v1.ListWindowsResponse
-	(*v1.WatchScreenRequest)(nil),        // 44: glovebox.agent.v1.WatchScreenRequest
-	(*v1.WatchScreenResponse)(nil),       // 45: glovebox.agent.v1.WatchScreenResponse
-	(*v1.ActRequest)(nil),                // 46: glovebox.agent.v1.ActRequest
-	(*v1.ActResponse)(nil),               // 47: glovebox.agent.v1.ActResponse
-	(*v1.ActBatchRequest)(nil),           // 48: glovebox.agent.v1.ActBatchRequest
-	(*v1.ActBatchResponse)(nil),          // 49: glovebox.agent.v1.ActBatchResponse
-	(*v1.ReadClipboardRequest)(nil),      // 50: glovebox.agent.v1.ReadClipboardRequest
-	(*v1.ReadClipboardResponse)(nil),     // 51: glovebox.agent.v1.ReadClipboardResponse
-	(*v1.WriteClipboardRequest)(nil),     // 52: glovebox.agent.v1.WriteClipboardRequest
-	(*v1.WriteClipboardResponse)(nil),    // 53: glovebox.agent.v1.WriteClipboardResponse
-	(*v1.ListAppsRequest)(nil),           // 54: glovebox.agent.v1.ListAppsRequest
-	(*v1.ListAppsResponse)(nil),          // 55: glovebox.agent.v1.ListAppsResponse
-	(*v1.GetAppRequest)(nil),             // 56: glovebox.agent.v1.GetAppRequest
-	(*v1.GetAppResponse)(nil),            // 57: glovebox.agent.v1.GetAppResponse
-	(*v1.SnapshotAppRequest)(nil),        // 58: glovebox.agent.v1.SnapshotAppRequest
-	(*v1.SnapshotAppResponse)(nil),       // 59: glovebox.agent.v1.SnapshotAppResponse
-	(*v1.SnapshotWindowRequest)(nil),     // 60: glovebox.agent.v1.SnapshotWindowRequest
-	(*v1.SnapshotWindowResponse)(nil),    // 61: glovebox.agent.v1.SnapshotWindowResponse
-	(*v1.ListBrowsersRequest)(nil),       // 62: glovebox.agent.v1.ListBrowsersRequest
-	(*v1.ListBrowsersResponse)(nil),      // 63: glovebox.agent.v1.ListBrowsersResponse
-	(*v1.GetBrowserRequest)(nil),         // 64: glovebox.agent.v1.GetBrowserRequest
-	(*v1.GetBrowserResponse)(nil),        // 65: glovebox.agent.v1.GetBrowserResponse
-	(*v1.ListTabsRequest)(nil),           // 66: glovebox.agent.v1.ListTabsRequest
-	(*v1.ListTabsResponse)(nil),          // 67: glovebox.agent.v1.ListTabsResponse
-	(*v1.SnapshotTabRequest)(nil),        // 68: glovebox.agent.v1.SnapshotTabRequest
-	(*v1.SnapshotTabResponse)(nil),       // 69: glovebox.agent.v1.SnapshotTabResponse
-	(*v1.ExtractRequest)(nil),            // 70: glovebox.agent.v1.ExtractRequest
-	(*v1.ExtractResponse)(nil),           // 71: glovebox.agent.v1.ExtractResponse
-	(*v1.CaptureTabRequest)(nil),         // 72: glovebox.agent.v1.CaptureTabRequest
-	(*v1.CaptureTabResponse)(nil),        // 73: glovebox.agent.v1.CaptureTabResponse
+	(*ObserveRequest)(nil),               // 0: glovebox.broker.v1.ObserveRequest
+	(*ObserveResponse)(nil),              // 1: glovebox.broker.v1.ObserveResponse
+	(*CaptureScreenshotRequest)(nil),     // 2: glovebox.broker.v1.CaptureScreenshotRequest
+	(*CaptureScreenshotResponse)(nil),    // 3: glovebox.broker.v1.CaptureScreenshotResponse
+	(*GetCursorPositionRequest)(nil),     // 4: glovebox.broker.v1.GetCursorPositionRequest
+	(*GetCursorPositionResponse)(nil),    // 5: glovebox.broker.v1.GetCursorPositionResponse
+	(*ListWindowsRequest)(nil),           // 6: glovebox.broker.v1.ListWindowsRequest
+	(*ListWindowsResponse)(nil),          // 7: glovebox.broker.v1.ListWindowsResponse
+	(*WatchScreenRequest)(nil),           // 8: glovebox.broker.v1.WatchScreenRequest
+	(*WatchScreenResponse)(nil),          // 9: glovebox.broker.v1.WatchScreenResponse
+	(*ActRequest)(nil),                   // 10: glovebox.broker.v1.ActRequest
+	(*ActResponse)(nil),                  // 11: glovebox.broker.v1.ActResponse
+	(*ActBatchRequest)(nil),              // 12: glovebox.broker.v1.ActBatchRequest
+	(*ActBatchResponse)(nil),             // 13: glovebox.broker.v1.ActBatchResponse
+	(*MutationTiming)(nil),               // 14: glovebox.broker.v1.MutationTiming
+	(*ReadClipboardRequest)(nil),         // 15: glovebox.broker.v1.ReadClipboardRequest
+	(*ReadClipboardResponse)(nil),        // 16: glovebox.broker.v1.ReadClipboardResponse
+	(*WriteClipboardRequest)(nil),        // 17: glovebox.broker.v1.WriteClipboardRequest
+	(*WriteClipboardResponse)(nil),       // 18: glovebox.broker.v1.WriteClipboardResponse
+	(*ListAppsRequest)(nil),              // 19: glovebox.broker.v1.ListAppsRequest
+	(*ListAppsResponse)(nil),             // 20: glovebox.broker.v1.ListAppsResponse
+	(*GetAppRequest)(nil),                // 21: glovebox.broker.v1.GetAppRequest
+	(*GetAppResponse)(nil),               // 22: glovebox.broker.v1.GetAppResponse
+	(*SnapshotAppRequest)(nil),           // 23: glovebox.broker.v1.SnapshotAppRequest
+	(*SnapshotAppResponse)(nil),          // 24: glovebox.broker.v1.SnapshotAppResponse
+	(*SnapshotWindowRequest)(nil),        // 25: glovebox.broker.v1.SnapshotWindowRequest
+	(*SnapshotWindowResponse)(nil),       // 26: glovebox.broker.v1.SnapshotWindowResponse
+	(*ListBrowsersRequest)(nil),          // 27: glovebox.broker.v1.ListBrowsersRequest
+	(*ListBrowsersResponse)(nil),         // 28: glovebox.broker.v1.ListBrowsersResponse
+	(*GetBrowserRequest)(nil),            // 29: glovebox.broker.v1.GetBrowserRequest
+	(*GetBrowserResponse)(nil),           // 30: glovebox.broker.v1.GetBrowserResponse
+	(*ListTabsRequest)(nil),              // 31: glovebox.broker.v1.ListTabsRequest
+	(*ListTabsResponse)(nil),             // 32: glovebox.broker.v1.ListTabsResponse
+	(*SnapshotTabRequest)(nil),           // 33: glovebox.broker.v1.SnapshotTabRequest
+	(*SnapshotTabResponse)(nil),          // 34: glovebox.broker.v1.SnapshotTabResponse
+	(*ExtractRequest)(nil),               // 35: glovebox.broker.v1.ExtractRequest
+	(*ExtractResponse)(nil),              // 36: glovebox.broker.v1.ExtractResponse
+	(*CaptureTabRequest)(nil),            // 37: glovebox.broker.v1.CaptureTabRequest
+	(*CaptureTabResponse)(nil),           // 38: glovebox.broker.v1.CaptureTabResponse
+	(*v1.ObserveRequest)(nil),            // 39: glovebox.agent.v1.ObserveRequest
+	(*v1.ObserveResponse)(nil),           // 40: glovebox.agent.v1.ObserveResponse
+	(*v1.FrozenTarget)(nil),              // 41: glovebox.agent.v1.FrozenTarget
+	(*v1.CaptureScreenshotRequest)(nil),  // 42: glovebox.agent.v1.CaptureScreenshotRequest
+	(*v1.CaptureScreenshotResponse)(nil), // 43: glovebox.agent.v1.CaptureScreenshotResponse
+	(*v1.GetCursorPositionRequest)(nil),  // 44: glovebox.agent.v1.GetCursorPositionRequest
+	(*v1.GetCursorPositionResponse)(nil), // 45: glovebox.agent.v1.GetCursorPositionResponse
+	(*v1.ListWindowsRequest)(nil),        // 46: glovebox.agent.v1.ListWindowsRequest
+	(*v1.ListWindowsResponse)(nil),       // 47: glovebox.agent.v1.ListWindowsResponse
+	(*v1.WatchScreenRequest)(nil),        // 48: glovebox.agent.v1.WatchScreenRequest
+	(*v1.WatchScreenResponse)(nil),       // 49: glovebox.agent.v1.WatchScreenResponse
+	(*v1.ActRequest)(nil),                // 50: glovebox.agent.v1.ActRequest
+	(*v1.ActResponse)(nil),               // 51: glovebox.agent.v1.ActResponse
+	(*v1.ActBatchRequest)(nil),           // 52: glovebox.agent.v1.ActBatchRequest
+	(*v1.ActBatchResponse)(nil),          // 53: glovebox.agent.v1.ActBatchResponse
+	(*v1.ReadClipboardRequest)(nil),      // 54: glovebox.agent.v1.ReadClipboardRequest
+	(*v1.ReadClipboardResponse)(nil),     // 55: glovebox.agent.v1.ReadClipboardResponse
+	(*v1.WriteClipboardRequest)(nil),     // 56: glovebox.agent.v1.WriteClipboardRequest
+	(*v1.WriteClipboardResponse)(nil),    // 57: glovebox.agent.v1.WriteClipboardResponse
+	(*v1.ListAppsRequest)(nil),           // 58: glovebox.agent.v1.ListAppsRequest
+	(*v1.ListAppsResponse)(nil),          // 59: glovebox.agent.v1.ListAppsResponse
+	(*v1.GetAppRequest)(nil),             // 60: glovebox.agent.v1.GetAppRequest
+	(*v1.GetAppResponse)(nil),            // 61: glovebox.agent.v1.GetAppResponse
+	(*v1.SnapshotAppRequest)(nil),        // 62: glovebox.agent.v1.SnapshotAppRequest
+	(*v1.SnapshotAppResponse)(nil),       // 63: glovebox.agent.v1.SnapshotAppResponse
+	(*v1.SnapshotWindowRequest)(nil),     // 64: glovebox.agent.v1.SnapshotWindowRequest
+	(*v1.SnapshotWindowResponse)(nil),    // 65: glovebox.agent.v1.SnapshotWindowResponse
+	(*v1.ListBrowsersRequest)(nil),       // 66: glovebox.agent.v1.ListBrowsersRequest
+	(*v1.ListBrowsersResponse)(nil),      // 67: glovebox.agent.v1.ListBrowsersResponse
+	(*v1.GetBrowserRequest)(nil),         // 68: glovebox.agent.v1.GetBrowserRequest
+	(*v1.GetBrowserResponse)(nil),        // 69: glovebox.agent.v1.GetBrowserResponse
+	(*v1.ListTabsRequest)(nil),           // 70: glovebox.agent.v1.ListTabsRequest
+	(*v1.ListTabsResponse)(nil),          // 71: glovebox.agent.v1.ListTabsResponse
+	(*v1.SnapshotTabRequest)(nil),        // 72: glovebox.agent.v1.SnapshotTabRequest
+	(*v1.SnapshotTabResponse)(nil),       // 73: glovebox.agent.v1.SnapshotTabResponse
+	(*v1.ExtractRequest)(nil),            // 74: glovebox.agent.v1.ExtractRequest
+	(*v1.ExtractResponse)(nil),           // 75: glovebox.agent.v1.ExtractResponse
+	(*v1.CaptureTabRequest)(nil),         // 76: glovebox.agent.v1.CaptureTabRequest
+	(*v1.CaptureTabResponse)(nil),        // 77: glovebox.agent.v1.CaptureTabResponse
 }
 var file_glovebox_broker_v1_computer_proto_depIdxs = []int32{
-	37, // 0: glovebox.broker.v1.CaptureScreenshotRequest.request:type_name -> glovebox.agent.v1.CaptureScreenshotRequest
-	38, // 1: glovebox.broker.v1.CaptureScreenshotResponse.response:type_name -> glovebox.agent.v1.CaptureScreenshotResponse
-	39, // 2: glovebox.broker.v1.CaptureScreenshotResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
-	40, // 3: glovebox.broker.v1.GetCursorPositionRequest.request:type_name -> glovebox.agent.v1.GetCursorPositionRequest
-	41, // 4: glovebox.broker.v1.GetCursorPositionResponse.response:type_name -> glovebox.agent.v1.GetCursorPositionResponse
-	42, // 5: glovebox.broker.v1.ListWindowsRequest.request:type_name -> glovebox.agent.v1.ListWindowsRequest
-	43, // 6: glovebox.broker.v1.ListWindowsResponse.response:type_name -> glovebox.agent.v1.ListWindowsResponse
-	44, // 7: glovebox.broker.v1.WatchScreenRequest.request:type_name -> glovebox.agent.v1.WatchScreenRequest
-	45, // 8: glovebox.broker.v1.WatchScreenResponse.response:type_name -> glovebox.agent.v1.WatchScreenResponse
-	46, // 9: glovebox.broker.v1.ActRequest.request:type_name -> glovebox.agent.v1.ActRequest
-	47, // 10: glovebox.broker.v1.ActResponse.response:type_name -> glovebox.agent.v1.ActResponse
-	12, // 11: glovebox.broker.v1.ActResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
-	48, // 12: glovebox.broker.v1.ActBatchRequest.request:type_name -> glovebox.agent.v1.ActBatchRequest
-	49, // 13: glovebox.broker.v1.ActBatchResponse.response:type_name -> glovebox.agent.v1.ActBatchResponse
-	12, // 14: glovebox.broker.v1.ActBatchResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
-	50, // 15: glovebox.broker.v1.ReadClipboardRequest.request:type_name -> glovebox.agent.v1.ReadClipboardRequest
-	51, // 16: glovebox.broker.v1.ReadClipboardResponse.response:type_name -> glovebox.agent.v1.ReadClipboardResponse
-	52, // 17: glovebox.broker.v1.WriteClipboardRequest.request:type_name -> glovebox.agent.v1.WriteClipboardRequest
-	53, // 18: glovebox.broker.v1.WriteClipboardResponse.response:type_name -> glovebox.agent.v1.WriteClipboardResponse
-	12, // 19: glovebox.broker.v1.WriteClipboardResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
-	54, // 20: glovebox.broker.v1.ListAppsRequest.request:type_name -> glovebox.agent.v1.ListAppsRequest
-	55, // 21: glovebox.broker.v1.ListAppsResponse.response:type_name -> glovebox.agent.v1.ListAppsResponse
-	56, // 22: glovebox.broker.v1.GetAppRequest.request:type_name -> glovebox.agent.v1.GetAppRequest
-	57, // 23: glovebox.broker.v1.GetAppResponse.response:type_name -> glovebox.agent.v1.GetAppResponse
-	12, // 24: glovebox.broker.v1.GetAppResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
-	58, // 25: glovebox.broker.v1.SnapshotAppRequest.request:type_name -> glovebox.agent.v1.SnapshotAppRequest
-	59, // 26: glovebox.broker.v1.SnapshotAppResponse.response:type_name -> glovebox.agent.v1.SnapshotAppResponse
-	60, // 27: glovebox.broker.v1.SnapshotWindowRequest.request:type_name -> glovebox.agent.v1.SnapshotWindowRequest
-	61, // 28: glovebox.broker.v1.SnapshotWindowResponse.response:type_name -> glovebox.agent.v1.SnapshotWindowResponse
-	62, // 29: glovebox.broker.v1.ListBrowsersRequest.request:type_name -> glovebox.agent.v1.ListBrowsersRequest
-	63, // 30: glovebox.broker.v1.ListBrowsersResponse.response:type_name -> glovebox.agent.v1.ListBrowsersResponse
-	12, // 31: glovebox.broker.v1.ListBrowsersResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
-	64, // 32: glovebox.broker.v1.GetBrowserRequest.request:type_name -> glovebox.agent.v1.GetBrowserRequest
-	65, // 33: glovebox.broker.v1.GetBrowserResponse.response:type_name -> glovebox.agent.v1.GetBrowserResponse
-	66, // 34: glovebox.broker.v1.ListTabsRequest.request:type_name -> glovebox.agent.v1.ListTabsRequest
-	67, // 35: glovebox.broker.v1.ListTabsResponse.response:type_name -> glovebox.agent.v1.ListTabsResponse
-	68, // 36: glovebox.broker.v1.SnapshotTabRequest.request:type_name -> glovebox.agent.v1.SnapshotTabRequest
-	69, // 37: glovebox.broker.v1.SnapshotTabResponse.response:type_name -> glovebox.agent.v1.SnapshotTabResponse
-	70, // 38: glovebox.broker.v1.ExtractRequest.request:type_name -> glovebox.agent.v1.ExtractRequest
-	71, // 39: glovebox.broker.v1.ExtractResponse.response:type_name -> glovebox.agent.v1.ExtractResponse
-	72, // 40: glovebox.broker.v1.CaptureTabRequest.request:type_name -> glovebox.agent.v1.CaptureTabRequest
-	73, // 41: glovebox.broker.v1.CaptureTabResponse.response:type_name -> glovebox.agent.v1.CaptureTabResponse
-	0,  // 42: glovebox.broker.v1.ComputerService.CaptureScreenshot:input_type -> glovebox.broker.v1.CaptureScreenshotRequest
-	2,  // 43: glovebox.broker.v1.ComputerService.GetCursorPosition:input_type -> glovebox.broker.v1.GetCursorPositionRequest
-	4,  // 44: glovebox.broker.v1.ComputerService.ListWindows:input_type -> glovebox.broker.v1.ListWindowsRequest
-	6,  // 45: glovebox.broker.v1.ComputerService.WatchScreen:input_type -> glovebox.broker.v1.WatchScreenRequest
-	8,  // 46: glovebox.broker.v1.ComputerService.Act:input_type -> glovebox.broker.v1.ActRequest
-	10, // 47: glovebox.broker.v1.ComputerService.ActBatch:input_type -> glovebox.broker.v1.ActBatchRequest
-	13, // 48: glovebox.broker.v1.ComputerService.ReadClipboard:input_type -> glovebox.broker.v1.ReadClipboardRequest
-	15, // 49: glovebox.broker.v1.ComputerService.WriteClipboard:input_type -> glovebox.broker.v1.WriteClipboardRequest
-	17, // 50: glovebox.broker.v1.ComputerService.ListApps:input_type -> glovebox.broker.v1.ListAppsRequest
-	19, // 51: glovebox.broker.v1.ComputerService.GetApp:input_type -> glovebox.broker.v1.GetAppRequest
-	21, // 52: glovebox.broker.v1.ComputerService.SnapshotApp:input_type -> glovebox.broker.v1.SnapshotAppRequest
-	23, // 53: glovebox.broker.v1.ComputerService.SnapshotWindow:input_type -> glovebox.broker.v1.SnapshotWindowRequest
-	25, // 54: glovebox.broker.v1.ComputerService.ListBrowsers:input_type -> glovebox.broker.v1.ListBrowsersRequest
-	27, // 55: glovebox.broker.v1.ComputerService.GetBrowser:input_type -> glovebox.broker.v1.GetBrowserRequest
-	29, // 56: glovebox.broker.v1.ComputerService.ListTabs:input_type -> glovebox.broker.v1.ListTabsRequest
-	31, // 57: glovebox.broker.v1.ComputerService.SnapshotTab:input_type -> glovebox.broker.v1.SnapshotTabRequest
-	33, // 58: glovebox.broker.v1.ComputerService.Extract:input_type -> glovebox.broker.v1.ExtractRequest
-	35, // 59: glovebox.broker.v1.ComputerService.CaptureTab:input_type -> glovebox.broker.v1.CaptureTabRequest
-	1,  // 60: glovebox.broker.v1.ComputerService.CaptureScreenshot:output_type -> glovebox.broker.v1.CaptureScreenshotResponse
-	3,  // 61: glovebox.broker.v1.ComputerService.GetCursorPosition:output_type -> glovebox.broker.v1.GetCursorPositionResponse
-	5,  // 62: glovebox.broker.v1.ComputerService.ListWindows:output_type -> glovebox.broker.v1.ListWindowsResponse
-	7,  // 63: glovebox.broker.v1.ComputerService.WatchScreen:output_type -> glovebox.broker.v1.WatchScreenResponse
-	9,  // 64: glovebox.broker.v1.ComputerService.Act:output_type -> glovebox.broker.v1.ActResponse
-	11, // 65: glovebox.broker.v1.ComputerService.ActBatch:output_type -> glovebox.broker.v1.ActBatchResponse
-	14, // 66: glovebox.broker.v1.ComputerService.ReadClipboard:output_type -> glovebox.broker.v1.ReadClipboardResponse
-	16, // 67: glovebox.broker.v1.ComputerService.WriteClipboard:output_type -> glovebox.broker.v1.WriteClipboardResponse
-	18, // 68: glovebox.broker.v1.ComputerService.ListApps:output_type -> glovebox.broker.v1.ListAppsResponse
-	20, // 69: glovebox.broker.v1.ComputerService.GetApp:output_type -> glovebox.broker.v1.GetAppResponse
-	22, // 70: glovebox.broker.v1.ComputerService.SnapshotApp:output_type -> glovebox.broker.v1.SnapshotAppResponse
-	24, // 71: glovebox.broker.v1.ComputerService.SnapshotWindow:output_type -> glovebox.broker.v1.SnapshotWindowResponse
-	26, // 72: glovebox.broker.v1.ComputerService.ListBrowsers:output_type -> glovebox.broker.v1.ListBrowsersResponse
-	28, // 73: glovebox.broker.v1.ComputerService.GetBrowser:output_type -> glovebox.broker.v1.GetBrowserResponse
-	30, // 74: glovebox.broker.v1.ComputerService.ListTabs:output_type -> glovebox.broker.v1.ListTabsResponse
-	32, // 75: glovebox.broker.v1.ComputerService.SnapshotTab:output_type -> glovebox.broker.v1.SnapshotTabResponse
-	34, // 76: glovebox.broker.v1.ComputerService.Extract:output_type -> glovebox.broker.v1.ExtractResponse
-	36, // 77: glovebox.broker.v1.ComputerService.CaptureTab:output_type -> glovebox.broker.v1.CaptureTabResponse
-	60, // [60:78] is the sub-list for method output_type
-	42, // [42:60] is the sub-list for method input_type
-	42, // [42:42] is the sub-list for extension type_name
-	42, // [42:42] is the sub-list for extension extendee
-	0,  // [0:42] is the sub-list for field type_name
+	39, // 0: glovebox.broker.v1.ObserveRequest.request:type_name -> glovebox.agent.v1.ObserveRequest
+	40, // 1: glovebox.broker.v1.ObserveResponse.response:type_name -> glovebox.agent.v1.ObserveResponse
+	41, // 2: glovebox.broker.v1.ObserveResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	42, // 3: glovebox.broker.v1.CaptureScreenshotRequest.request:type_name -> glovebox.agent.v1.CaptureScreenshotRequest
+	43, // 4: glovebox.broker.v1.CaptureScreenshotResponse.response:type_name -> glovebox.agent.v1.CaptureScreenshotResponse
+	41, // 5: glovebox.broker.v1.CaptureScreenshotResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	44, // 6: glovebox.broker.v1.GetCursorPositionRequest.request:type_name -> glovebox.agent.v1.GetCursorPositionRequest
+	45, // 7: glovebox.broker.v1.GetCursorPositionResponse.response:type_name -> glovebox.agent.v1.GetCursorPositionResponse
+	46, // 8: glovebox.broker.v1.ListWindowsRequest.request:type_name -> glovebox.agent.v1.ListWindowsRequest
+	47, // 9: glovebox.broker.v1.ListWindowsResponse.response:type_name -> glovebox.agent.v1.ListWindowsResponse
+	48, // 10: glovebox.broker.v1.WatchScreenRequest.request:type_name -> glovebox.agent.v1.WatchScreenRequest
+	49, // 11: glovebox.broker.v1.WatchScreenResponse.response:type_name -> glovebox.agent.v1.WatchScreenResponse
+	50, // 12: glovebox.broker.v1.ActRequest.request:type_name -> glovebox.agent.v1.ActRequest
+	51, // 13: glovebox.broker.v1.ActResponse.response:type_name -> glovebox.agent.v1.ActResponse
+	14, // 14: glovebox.broker.v1.ActResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
+	52, // 15: glovebox.broker.v1.ActBatchRequest.request:type_name -> glovebox.agent.v1.ActBatchRequest
+	53, // 16: glovebox.broker.v1.ActBatchResponse.response:type_name -> glovebox.agent.v1.ActBatchResponse
+	14, // 17: glovebox.broker.v1.ActBatchResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
+	54, // 18: glovebox.broker.v1.ReadClipboardRequest.request:type_name -> glovebox.agent.v1.ReadClipboardRequest
+	55, // 19: glovebox.broker.v1.ReadClipboardResponse.response:type_name -> glovebox.agent.v1.ReadClipboardResponse
+	56, // 20: glovebox.broker.v1.WriteClipboardRequest.request:type_name -> glovebox.agent.v1.WriteClipboardRequest
+	57, // 21: glovebox.broker.v1.WriteClipboardResponse.response:type_name -> glovebox.agent.v1.WriteClipboardResponse
+	14, // 22: glovebox.broker.v1.WriteClipboardResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
+	58, // 23: glovebox.broker.v1.ListAppsRequest.request:type_name -> glovebox.agent.v1.ListAppsRequest
+	59, // 24: glovebox.broker.v1.ListAppsResponse.response:type_name -> glovebox.agent.v1.ListAppsResponse
+	60, // 25: glovebox.broker.v1.GetAppRequest.request:type_name -> glovebox.agent.v1.GetAppRequest
+	61, // 26: glovebox.broker.v1.GetAppResponse.response:type_name -> glovebox.agent.v1.GetAppResponse
+	14, // 27: glovebox.broker.v1.GetAppResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
+	62, // 28: glovebox.broker.v1.SnapshotAppRequest.request:type_name -> glovebox.agent.v1.SnapshotAppRequest
+	63, // 29: glovebox.broker.v1.SnapshotAppResponse.response:type_name -> glovebox.agent.v1.SnapshotAppResponse
+	64, // 30: glovebox.broker.v1.SnapshotWindowRequest.request:type_name -> glovebox.agent.v1.SnapshotWindowRequest
+	65, // 31: glovebox.broker.v1.SnapshotWindowResponse.response:type_name -> glovebox.agent.v1.SnapshotWindowResponse
+	66, // 32: glovebox.broker.v1.ListBrowsersRequest.request:type_name -> glovebox.agent.v1.ListBrowsersRequest
+	67, // 33: glovebox.broker.v1.ListBrowsersResponse.response:type_name -> glovebox.agent.v1.ListBrowsersResponse
+	14, // 34: glovebox.broker.v1.ListBrowsersResponse.timing:type_name -> glovebox.broker.v1.MutationTiming
+	68, // 35: glovebox.broker.v1.GetBrowserRequest.request:type_name -> glovebox.agent.v1.GetBrowserRequest
+	69, // 36: glovebox.broker.v1.GetBrowserResponse.response:type_name -> glovebox.agent.v1.GetBrowserResponse
+	70, // 37: glovebox.broker.v1.ListTabsRequest.request:type_name -> glovebox.agent.v1.ListTabsRequest
+	71, // 38: glovebox.broker.v1.ListTabsResponse.response:type_name -> glovebox.agent.v1.ListTabsResponse
+	72, // 39: glovebox.broker.v1.SnapshotTabRequest.request:type_name -> glovebox.agent.v1.SnapshotTabRequest
+	73, // 40: glovebox.broker.v1.SnapshotTabResponse.response:type_name -> glovebox.agent.v1.SnapshotTabResponse
+	74, // 41: glovebox.broker.v1.ExtractRequest.request:type_name -> glovebox.agent.v1.ExtractRequest
+	75, // 42: glovebox.broker.v1.ExtractResponse.response:type_name -> glovebox.agent.v1.ExtractResponse
+	76, // 43: glovebox.broker.v1.CaptureTabRequest.request:type_name -> glovebox.agent.v1.CaptureTabRequest
+	77, // 44: glovebox.broker.v1.CaptureTabResponse.response:type_name -> glovebox.agent.v1.CaptureTabResponse
+	2,  // 45: glovebox.broker.v1.ComputerService.CaptureScreenshot:input_type -> glovebox.broker.v1.CaptureScreenshotRequest
+	4,  // 46: glovebox.broker.v1.ComputerService.GetCursorPosition:input_type -> glovebox.broker.v1.GetCursorPositionRequest
+	6,  // 47: glovebox.broker.v1.ComputerService.ListWindows:input_type -> glovebox.broker.v1.ListWindowsRequest
+	8,  // 48: glovebox.broker.v1.ComputerService.WatchScreen:input_type -> glovebox.broker.v1.WatchScreenRequest
+	10, // 49: glovebox.broker.v1.ComputerService.Act:input_type -> glovebox.broker.v1.ActRequest
+	12, // 50: glovebox.broker.v1.ComputerService.ActBatch:input_type -> glovebox.broker.v1.ActBatchRequest
+	15, // 51: glovebox.broker.v1.ComputerService.ReadClipboard:input_type -> glovebox.broker.v1.ReadClipboardRequest
+	17, // 52: glovebox.broker.v1.ComputerService.WriteClipboard:input_type -> glovebox.broker.v1.WriteClipboardRequest
+	19, // 53: glovebox.broker.v1.ComputerService.ListApps:input_type -> glovebox.broker.v1.ListAppsRequest
+	21, // 54: glovebox.broker.v1.ComputerService.GetApp:input_type -> glovebox.broker.v1.GetAppRequest
+	23, // 55: glovebox.broker.v1.ComputerService.SnapshotApp:input_type -> glovebox.broker.v1.SnapshotAppRequest
+	25, // 56: glovebox.broker.v1.ComputerService.SnapshotWindow:input_type -> glovebox.broker.v1.SnapshotWindowRequest
+	27, // 57: glovebox.broker.v1.ComputerService.ListBrowsers:input_type -> glovebox.broker.v1.ListBrowsersRequest
+	29, // 58: glovebox.broker.v1.ComputerService.GetBrowser:input_type -> glovebox.broker.v1.GetBrowserRequest
+	31, // 59: glovebox.broker.v1.ComputerService.ListTabs:input_type -> glovebox.broker.v1.ListTabsRequest
+	33, // 60: glovebox.broker.v1.ComputerService.SnapshotTab:input_type -> glovebox.broker.v1.SnapshotTabRequest
+	35, // 61: glovebox.broker.v1.ComputerService.Extract:input_type -> glovebox.broker.v1.ExtractRequest
+	37, // 62: glovebox.broker.v1.ComputerService.CaptureTab:input_type -> glovebox.broker.v1.CaptureTabRequest
+	0,  // 63: glovebox.broker.v1.ComputerService.Observe:input_type -> glovebox.broker.v1.ObserveRequest
+	3,  // 64: glovebox.broker.v1.ComputerService.CaptureScreenshot:output_type -> glovebox.broker.v1.CaptureScreenshotResponse
+	5,  // 65: glovebox.broker.v1.ComputerService.GetCursorPosition:output_type -> glovebox.broker.v1.GetCursorPositionResponse
+	7,  // 66: glovebox.broker.v1.ComputerService.ListWindows:output_type -> glovebox.broker.v1.ListWindowsResponse
+	9,  // 67: glovebox.broker.v1.ComputerService.WatchScreen:output_type -> glovebox.broker.v1.WatchScreenResponse
+	11, // 68: glovebox.broker.v1.ComputerService.Act:output_type -> glovebox.broker.v1.ActResponse
+	13, // 69: glovebox.broker.v1.ComputerService.ActBatch:output_type -> glovebox.broker.v1.ActBatchResponse
+	16, // 70: glovebox.broker.v1.ComputerService.ReadClipboard:output_type -> glovebox.broker.v1.ReadClipboardResponse
+	18, // 71: glovebox.broker.v1.ComputerService.WriteClipboard:output_type -> glovebox.broker.v1.WriteClipboardResponse
+	20, // 72: glovebox.broker.v1.ComputerService.ListApps:output_type -> glovebox.broker.v1.ListAppsResponse
+	22, // 73: glovebox.broker.v1.ComputerService.GetApp:output_type -> glovebox.broker.v1.GetAppResponse
+	24, // 74: glovebox.broker.v1.ComputerService.SnapshotApp:output_type -> glovebox.broker.v1.SnapshotAppResponse
+	26, // 75: glovebox.broker.v1.ComputerService.SnapshotWindow:output_type -> glovebox.broker.v1.SnapshotWindowResponse
+	28, // 76: glovebox.broker.v1.ComputerService.ListBrowsers:output_type -> glovebox.broker.v1.ListBrowsersResponse
+	30, // 77: glovebox.broker.v1.ComputerService.GetBrowser:output_type -> glovebox.broker.v1.GetBrowserResponse
+	32, // 78: glovebox.broker.v1.ComputerService.ListTabs:output_type -> glovebox.broker.v1.ListTabsResponse
+	34, // 79: glovebox.broker.v1.ComputerService.SnapshotTab:output_type -> glovebox.broker.v1.SnapshotTabResponse
+	36, // 80: glovebox.broker.v1.ComputerService.Extract:output_type -> glovebox.broker.v1.ExtractResponse
+	38, // 81: glovebox.broker.v1.ComputerService.CaptureTab:output_type -> glovebox.broker.v1.CaptureTabResponse
+	1,  // 82: glovebox.broker.v1.ComputerService.Observe:output_type -> glovebox.broker.v1.ObserveResponse
+	64, // [64:83] is the sub-list for method output_type
+	45, // [45:64] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_broker_v1_computer_proto_init() }
@@ -2547,7 +2679,7 @@ func file_glovebox_broker_v1_computer_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_broker_v1_computer_proto_rawDesc), len(file_glovebox_broker_v1_computer_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   37,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -37,6 +37,7 @@ const (
 	ComputerService_SnapshotTab_FullMethodName       = "/glovebox.broker.v1.ComputerService/SnapshotTab"
 	ComputerService_Extract_FullMethodName           = "/glovebox.broker.v1.ComputerService/Extract"
 	ComputerService_CaptureTab_FullMethodName        = "/glovebox.broker.v1.ComputerService/CaptureTab"
+	ComputerService_Observe_FullMethodName           = "/glovebox.broker.v1.ComputerService/Observe"
 )
 
 // ComputerServiceClient is the client API for ComputerService service.
@@ -101,6 +102,10 @@ type ComputerServiceClient interface {
 	Extract(ctx context.Context, in *ExtractRequest, opts ...grpc.CallOption) (*ExtractResponse, error)
 	// CaptureTab forwards the agent's browser RPC (observation).
 	CaptureTab(ctx context.Context, in *CaptureTabRequest, opts ...grpc.CallOption) (*CaptureTabResponse, error)
+	// Observe forwards the agent's one-call observation (observation: allowed while a human holds control and in
+	// observe-only sessions; it never waits for the mutation queue). A request without a target takes the
+	// session's default (an app, a tab or a window; a display default observes the active window).
+	Observe(ctx context.Context, in *ObserveRequest, opts ...grpc.CallOption) (*ObserveResponse, error)
 }
 
 type computerServiceClient struct {
@@ -300,6 +305,16 @@ func (c *computerServiceClient) CaptureTab(ctx context.Context, in *CaptureTabRe
 	return out, nil
 }
 
+func (c *computerServiceClient) Observe(ctx context.Context, in *ObserveRequest, opts ...grpc.CallOption) (*ObserveResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ObserveResponse)
+	err := c.cc.Invoke(ctx, ComputerService_Observe_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ComputerServiceServer is the server API for ComputerService service.
 // All implementations must embed UnimplementedComputerServiceServer
 // for forward compatibility.
@@ -362,6 +377,10 @@ type ComputerServiceServer interface {
 	Extract(context.Context, *ExtractRequest) (*ExtractResponse, error)
 	// CaptureTab forwards the agent's browser RPC (observation).
 	CaptureTab(context.Context, *CaptureTabRequest) (*CaptureTabResponse, error)
+	// Observe forwards the agent's one-call observation (observation: allowed while a human holds control and in
+	// observe-only sessions; it never waits for the mutation queue). A request without a target takes the
+	// session's default (an app, a tab or a window; a display default observes the active window).
+	Observe(context.Context, *ObserveRequest) (*ObserveResponse, error)
 	mustEmbedUnimplementedComputerServiceServer()
 }
 
@@ -425,6 +444,9 @@ func (UnimplementedComputerServiceServer) Extract(context.Context, *ExtractReque
 }
 func (UnimplementedComputerServiceServer) CaptureTab(context.Context, *CaptureTabRequest) (*CaptureTabResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CaptureTab not implemented")
+}
+func (UnimplementedComputerServiceServer) Observe(context.Context, *ObserveRequest) (*ObserveResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Observe not implemented")
 }
 func (UnimplementedComputerServiceServer) mustEmbedUnimplementedComputerServiceServer() {}
 func (UnimplementedComputerServiceServer) testEmbeddedByValue()                         {}
@@ -764,6 +786,24 @@ func _ComputerService_CaptureTab_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ComputerService_Observe_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ObserveRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).Observe(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_Observe_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).Observe(ctx, req.(*ObserveRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ComputerService_ServiceDesc is the grpc.ServiceDesc for ComputerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -838,6 +878,10 @@ var ComputerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CaptureTab",
 			Handler:    _ComputerService_CaptureTab_Handler,
+		},
+		{
+			MethodName: "Observe",
+			Handler:    _ComputerService_Observe_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -12,9 +12,10 @@ _sym_db = _symbol_database.Default()
 
 
 from glovebox.agent.v1 import common_pb2 as glovebox_dot_agent_dot_v1_dot_common__pb2
+from glovebox.agent.v1 import snapshot_pb2 as glovebox_dot_agent_dot_v1_dot_snapshot__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fglovebox/agent/v1/observe.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"Z\n\x18\x43\x61ptureScreenshotRequest\x12>\n\x07options\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.ScreenshotOptionsR\x07options\"\x86\x01\n\x19\x43\x61ptureScreenshotResponse\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\x12\x1c\n\tunchanged\x18\x02 \x01(\x08R\tunchanged\x12\x1b\n\tframe_seq\x18\x03 \x01(\x04R\x08\x66rameSeq\"\x1a\n\x18GetCursorPositionRequest\"\x8d\x01\n\x19GetCursorPositionResponse\x12\x34\n\x08position\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x08position\x12\x1b\n\twindow_id\x18\x02 \x01(\rR\x08windowId\x12\x1d\n\ndisplay_id\x18\x03 \x01(\tR\tdisplayId\"?\n\x12ListWindowsRequest\x12)\n\x10include_unmapped\x18\x01 \x01(\x08R\x0fincludeUnmapped\"J\n\x13ListWindowsResponse\x12\x33\n\x07windows\x18\x01 \x03(\x0b\x32\x19.glovebox.agent.v1.WindowR\x07windows\"\xc5\x01\n\x12WatchScreenRequest\x12>\n\x07options\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.ScreenshotOptionsR\x07options\x12\x17\n\x07max_fps\x18\x02 \x01(\x05R\x06maxFps\x12\x14\n\x05tiles\x18\x03 \x01(\x08R\x05tiles\x12\x16\n\x06\x63ursor\x18\x04 \x01(\x08R\x06\x63ursor\x12(\n\x10png_when_smaller\x18\x05 \x01(\x08R\x0epngWhenSmaller\"\xc3\x02\n\x13WatchScreenResponse\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\x12\x1b\n\tframe_seq\x18\x02 \x01(\x04R\x08\x66rameSeq\x12$\n\x0e\x63\x61ptured_at_us\x18\x03 \x01(\x03R\x0c\x63\x61pturedAtUs\x12\x33\n\x05tiles\x18\x04 \x03(\x0b\x32\x1d.glovebox.agent.v1.ScreenTileR\x05tiles\x12\x41\n\x0f\x63ursor_position\x18\x05 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x0e\x63ursorPosition\x12\x41\n\x0c\x63ursor_shape\x18\x06 \x01(\x0b\x32\x1e.glovebox.agent.v1.CursorShapeR\x0b\x63ursorShape\"i\n\nScreenTile\x12+\n\x04rect\x18\x01 \x01(\x0b\x32\x17.glovebox.agent.v1.RectR\x04rect\x12.\n\x05image\x18\x02 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\"g\n\x0b\x43ursorShape\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\x12\x13\n\x05hot_x\x18\x02 \x01(\x05R\x04hotX\x12\x13\n\x05hot_y\x18\x03 \x01(\x05R\x04hotY2\xae\x03\n\x0eObserveService\x12n\n\x11\x43\x61ptureScreenshot\x12+.glovebox.agent.v1.CaptureScreenshotRequest\x1a,.glovebox.agent.v1.CaptureScreenshotResponse\x12n\n\x11GetCursorPosition\x12+.glovebox.agent.v1.GetCursorPositionRequest\x1a,.glovebox.agent.v1.GetCursorPositionResponse\x12\\\n\x0bListWindows\x12%.glovebox.agent.v1.ListWindowsRequest\x1a&.glovebox.agent.v1.ListWindowsResponse\x12^\n\x0bWatchScreen\x12%.glovebox.agent.v1.WatchScreenRequest\x1a&.glovebox.agent.v1.WatchScreenResponse0\x01\x42.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fglovebox/agent/v1/observe.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\x1a glovebox/agent/v1/snapshot.proto\"\x97\x02\n\x0eObserveRequest\x12\x31\n\x06target\x18\x01 \x01(\x0b\x32\x19.glovebox.agent.v1.TargetR\x06target\x12>\n\x08snapshot\x18\x02 \x01(\x0b\x32\".glovebox.agent.v1.SnapshotOptionsR\x08snapshot\x12\x44\n\nscreenshot\x18\x03 \x01(\x0b\x32$.glovebox.agent.v1.ScreenshotOptionsR\nscreenshot\x12\'\n\x0fomit_screenshot\x18\x04 \x01(\x08R\x0eomitScreenshot\x12#\n\romit_snapshot\x18\x05 \x01(\x08R\x0comitSnapshot\"\xb5\x03\n\x0fObserveResponse\x12\x37\n\x08snapshot\x18\x01 \x01(\x0b\x32\x1b.glovebox.agent.v1.SnapshotR\x08snapshot\x12>\n\x1bsnapshot_unavailable_reason\x18\x02 \x01(\tR\x19snapshotUnavailableReason\x12.\n\x05image\x18\x03 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\x12\x1b\n\tframe_seq\x18\x04 \x01(\x04R\x08\x66rameSeq\x12\x30\n\x06\x63ursor\x18\x05 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x06\x63ursor\x12(\n\x10\x63ursor_window_id\x18\x06 \x01(\rR\x0e\x63ursorWindowId\x12\x31\n\x06window\x18\x07 \x01(\x0b\x32\x19.glovebox.agent.v1.WindowR\x06window\x12\x34\n\x07\x66ocused\x18\x08 \x01(\x0b\x32\x1a.glovebox.agent.v1.ElementR\x07\x66ocused\x12\x17\n\x07took_us\x18\t \x01(\x03R\x06tookUs\"Z\n\x18\x43\x61ptureScreenshotRequest\x12>\n\x07options\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.ScreenshotOptionsR\x07options\"\x86\x01\n\x19\x43\x61ptureScreenshotResponse\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\x12\x1c\n\tunchanged\x18\x02 \x01(\x08R\tunchanged\x12\x1b\n\tframe_seq\x18\x03 \x01(\x04R\x08\x66rameSeq\"\x1a\n\x18GetCursorPositionRequest\"\x8d\x01\n\x19GetCursorPositionResponse\x12\x34\n\x08position\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x08position\x12\x1b\n\twindow_id\x18\x02 \x01(\rR\x08windowId\x12\x1d\n\ndisplay_id\x18\x03 \x01(\tR\tdisplayId\"?\n\x12ListWindowsRequest\x12)\n\x10include_unmapped\x18\x01 \x01(\x08R\x0fincludeUnmapped\"J\n\x13ListWindowsResponse\x12\x33\n\x07windows\x18\x01 \x03(\x0b\x32\x19.glovebox.agent.v1.WindowR\x07windows\"\xc5\x01\n\x12WatchScreenRequest\x12>\n\x07options\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.ScreenshotOptionsR\x07options\x12\x17\n\x07max_fps\x18\x02 \x01(\x05R\x06maxFps\x12\x14\n\x05tiles\x18\x03 \x01(\x08R\x05tiles\x12\x16\n\x06\x63ursor\x18\x04 \x01(\x08R\x06\x63ursor\x12(\n\x10png_when_smaller\x18\x05 \x01(\x08R\x0epngWhenSmaller\"\xc3\x02\n\x13WatchScreenResponse\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\x12\x1b\n\tframe_seq\x18\x02 \x01(\x04R\x08\x66rameSeq\x12$\n\x0e\x63\x61ptured_at_us\x18\x03 \x01(\x03R\x0c\x63\x61pturedAtUs\x12\x33\n\x05tiles\x18\x04 \x03(\x0b\x32\x1d.glovebox.agent.v1.ScreenTileR\x05tiles\x12\x41\n\x0f\x63ursor_position\x18\x05 \x01(\x0b\x32\x18.glovebox.agent.v1.PointR\x0e\x63ursorPosition\x12\x41\n\x0c\x63ursor_shape\x18\x06 \x01(\x0b\x32\x1e.glovebox.agent.v1.CursorShapeR\x0b\x63ursorShape\"i\n\nScreenTile\x12+\n\x04rect\x18\x01 \x01(\x0b\x32\x17.glovebox.agent.v1.RectR\x04rect\x12.\n\x05image\x18\x02 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\"g\n\x0b\x43ursorShape\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image\x12\x13\n\x05hot_x\x18\x02 \x01(\x05R\x04hotX\x12\x13\n\x05hot_y\x18\x03 \x01(\x05R\x04hotY2\x80\x04\n\x0eObserveService\x12n\n\x11\x43\x61ptureScreenshot\x12+.glovebox.agent.v1.CaptureScreenshotRequest\x1a,.glovebox.agent.v1.CaptureScreenshotResponse\x12n\n\x11GetCursorPosition\x12+.glovebox.agent.v1.GetCursorPositionRequest\x1a,.glovebox.agent.v1.GetCursorPositionResponse\x12\\\n\x0bListWindows\x12%.glovebox.agent.v1.ListWindowsRequest\x1a&.glovebox.agent.v1.ListWindowsResponse\x12^\n\x0bWatchScreen\x12%.glovebox.agent.v1.WatchScreenRequest\x1a&.glovebox.agent.v1.WatchScreenResponse0\x01\x12P\n\x07Observe\x12!.glovebox.agent.v1.ObserveRequest\x1a\".glovebox.agent.v1.ObserveResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'glovebox.agent.v1.observe_pb2', globals())
@@ -22,26 +23,30 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z,glovebox.dev/proto/glovebox/agent/v1;agentv1'
-  _CAPTURESCREENSHOTREQUEST._serialized_start=86
-  _CAPTURESCREENSHOTREQUEST._serialized_end=176
-  _CAPTURESCREENSHOTRESPONSE._serialized_start=179
-  _CAPTURESCREENSHOTRESPONSE._serialized_end=313
-  _GETCURSORPOSITIONREQUEST._serialized_start=315
-  _GETCURSORPOSITIONREQUEST._serialized_end=341
-  _GETCURSORPOSITIONRESPONSE._serialized_start=344
-  _GETCURSORPOSITIONRESPONSE._serialized_end=485
-  _LISTWINDOWSREQUEST._serialized_start=487
-  _LISTWINDOWSREQUEST._serialized_end=550
-  _LISTWINDOWSRESPONSE._serialized_start=552
-  _LISTWINDOWSRESPONSE._serialized_end=626
-  _WATCHSCREENREQUEST._serialized_start=629
-  _WATCHSCREENREQUEST._serialized_end=826
-  _WATCHSCREENRESPONSE._serialized_start=829
-  _WATCHSCREENRESPONSE._serialized_end=1152
-  _SCREENTILE._serialized_start=1154
-  _SCREENTILE._serialized_end=1259
-  _CURSORSHAPE._serialized_start=1261
-  _CURSORSHAPE._serialized_end=1364
-  _OBSERVESERVICE._serialized_start=1367
-  _OBSERVESERVICE._serialized_end=1797
+  _OBSERVEREQUEST._serialized_start=121
+  _OBSERVEREQUEST._serialized_end=400
+  _OBSERVERESPONSE._serialized_start=403
+  _OBSERVERESPONSE._serialized_end=840
+  _CAPTURESCREENSHOTREQUEST._serialized_start=842
+  _CAPTURESCREENSHOTREQUEST._serialized_end=932
+  _CAPTURESCREENSHOTRESPONSE._serialized_start=935
+  _CAPTURESCREENSHOTRESPONSE._serialized_end=1069
+  _GETCURSORPOSITIONREQUEST._serialized_start=1071
+  _GETCURSORPOSITIONREQUEST._serialized_end=1097
+  _GETCURSORPOSITIONRESPONSE._serialized_start=1100
+  _GETCURSORPOSITIONRESPONSE._serialized_end=1241
+  _LISTWINDOWSREQUEST._serialized_start=1243
+  _LISTWINDOWSREQUEST._serialized_end=1306
+  _LISTWINDOWSRESPONSE._serialized_start=1308
+  _LISTWINDOWSRESPONSE._serialized_end=1382
+  _WATCHSCREENREQUEST._serialized_start=1385
+  _WATCHSCREENREQUEST._serialized_end=1582
+  _WATCHSCREENRESPONSE._serialized_start=1585
+  _WATCHSCREENRESPONSE._serialized_end=1908
+  _SCREENTILE._serialized_start=1910
+  _SCREENTILE._serialized_end=2015
+  _CURSORSHAPE._serialized_start=2017
+  _CURSORSHAPE._serialized_end=2120
+  _OBSERVESERVICE._serialized_start=2123
+  _OBSERVESERVICE._serialized_end=2635
 # @@protoc_insertion_point(module_scope)

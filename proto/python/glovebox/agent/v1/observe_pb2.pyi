@@ -1,4 +1,5 @@
 from glovebox.agent.v1 import common_pb2 as _common_pb2
+from glovebox.agent.v1 import snapshot_pb2 as _snapshot_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -57,6 +58,42 @@ class ListWindowsResponse(_message.Message):
     WINDOWS_FIELD_NUMBER: _ClassVar[int]
     windows: _containers.RepeatedCompositeFieldContainer[_common_pb2.Window]
     def __init__(self, windows: _Optional[_Iterable[_Union[_common_pb2.Window, _Mapping]]] = ...) -> None: ...
+
+class ObserveRequest(_message.Message):
+    __slots__ = ["omit_screenshot", "omit_snapshot", "screenshot", "snapshot", "target"]
+    OMIT_SCREENSHOT_FIELD_NUMBER: _ClassVar[int]
+    OMIT_SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    SCREENSHOT_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    omit_screenshot: bool
+    omit_snapshot: bool
+    screenshot: _common_pb2.ScreenshotOptions
+    snapshot: _snapshot_pb2.SnapshotOptions
+    target: _common_pb2.Target
+    def __init__(self, target: _Optional[_Union[_common_pb2.Target, _Mapping]] = ..., snapshot: _Optional[_Union[_snapshot_pb2.SnapshotOptions, _Mapping]] = ..., screenshot: _Optional[_Union[_common_pb2.ScreenshotOptions, _Mapping]] = ..., omit_screenshot: bool = ..., omit_snapshot: bool = ...) -> None: ...
+
+class ObserveResponse(_message.Message):
+    __slots__ = ["cursor", "cursor_window_id", "focused", "frame_seq", "image", "snapshot", "snapshot_unavailable_reason", "took_us", "window"]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_WINDOW_ID_FIELD_NUMBER: _ClassVar[int]
+    FOCUSED_FIELD_NUMBER: _ClassVar[int]
+    FRAME_SEQ_FIELD_NUMBER: _ClassVar[int]
+    IMAGE_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_UNAVAILABLE_REASON_FIELD_NUMBER: _ClassVar[int]
+    TOOK_US_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    cursor: _common_pb2.Point
+    cursor_window_id: int
+    focused: _snapshot_pb2.Element
+    frame_seq: int
+    image: _common_pb2.Image
+    snapshot: _snapshot_pb2.Snapshot
+    snapshot_unavailable_reason: str
+    took_us: int
+    window: _common_pb2.Window
+    def __init__(self, snapshot: _Optional[_Union[_snapshot_pb2.Snapshot, _Mapping]] = ..., snapshot_unavailable_reason: _Optional[str] = ..., image: _Optional[_Union[_common_pb2.Image, _Mapping]] = ..., frame_seq: _Optional[int] = ..., cursor: _Optional[_Union[_common_pb2.Point, _Mapping]] = ..., cursor_window_id: _Optional[int] = ..., window: _Optional[_Union[_common_pb2.Window, _Mapping]] = ..., focused: _Optional[_Union[_snapshot_pb2.Element, _Mapping]] = ..., took_us: _Optional[int] = ...) -> None: ...
 
 class ScreenTile(_message.Message):
     __slots__ = ["image", "rect"]

@@ -36,6 +36,11 @@ class ObserveServiceStub(object):
                 request_serializer=glovebox_dot_agent_dot_v1_dot_observe__pb2.WatchScreenRequest.SerializeToString,
                 response_deserializer=glovebox_dot_agent_dot_v1_dot_observe__pb2.WatchScreenResponse.FromString,
                 )
+        self.Observe = channel.unary_unary(
+                '/glovebox.agent.v1.ObserveService/Observe',
+                request_serializer=glovebox_dot_agent_dot_v1_dot_observe__pb2.ObserveRequest.SerializeToString,
+                response_deserializer=glovebox_dot_agent_dot_v1_dot_observe__pb2.ObserveResponse.FromString,
+                )
 
 
 class ObserveServiceServicer(object):
@@ -74,6 +79,20 @@ class ObserveServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Observe(self, request, context):
+        """Observe answers in one call what a model needs for its next step: for the target (the active window when
+        none is named), a bounded accessibility snapshot, a screenshot with its scale, the pointer and the focused
+        element, read concurrently. An observation: allowed while a human holds control; it never waits for the
+        mutation queue. The snapshot becomes the newest of its target, as SnapshotWindow's or SnapshotTab's would.
+        A window whose application is not on the accessibility bus (or a guest without one) still gets its
+        screenshot and pointer, with snapshot_unavailable_reason saying why there is no snapshot. Errors:
+        INVALID_ARGUMENT (a bad option, a display target), NOT_FOUND / TARGET_GONE (a named window, app or tab that
+        does not exist), CAPABILITY_UNAVAILABLE (no X display).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ObserveServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -96,6 +115,11 @@ def add_ObserveServiceServicer_to_server(servicer, server):
                     servicer.WatchScreen,
                     request_deserializer=glovebox_dot_agent_dot_v1_dot_observe__pb2.WatchScreenRequest.FromString,
                     response_serializer=glovebox_dot_agent_dot_v1_dot_observe__pb2.WatchScreenResponse.SerializeToString,
+            ),
+            'Observe': grpc.unary_unary_rpc_method_handler(
+                    servicer.Observe,
+                    request_deserializer=glovebox_dot_agent_dot_v1_dot_observe__pb2.ObserveRequest.FromString,
+                    response_serializer=glovebox_dot_agent_dot_v1_dot_observe__pb2.ObserveResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -174,5 +198,22 @@ class ObserveService(object):
         return grpc.experimental.unary_stream(request, target, '/glovebox.agent.v1.ObserveService/WatchScreen',
             glovebox_dot_agent_dot_v1_dot_observe__pb2.WatchScreenRequest.SerializeToString,
             glovebox_dot_agent_dot_v1_dot_observe__pb2.WatchScreenResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Observe(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.agent.v1.ObserveService/Observe',
+            glovebox_dot_agent_dot_v1_dot_observe__pb2.ObserveRequest.SerializeToString,
+            glovebox_dot_agent_dot_v1_dot_observe__pb2.ObserveResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

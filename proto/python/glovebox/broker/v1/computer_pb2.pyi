@@ -238,6 +238,24 @@ class MutationTiming(_message.Message):
     validate_us: int
     def __init__(self, validate_us: _Optional[int] = ..., intent_audit_us: _Optional[int] = ..., queue_us: _Optional[int] = ..., guest_us: _Optional[int] = ..., outcome_audit_us: _Optional[int] = ..., total_us: _Optional[int] = ...) -> None: ...
 
+class ObserveRequest(_message.Message):
+    __slots__ = ["request", "session_id"]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    request: _observe_pb2.ObserveRequest
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ..., request: _Optional[_Union[_observe_pb2.ObserveRequest, _Mapping]] = ...) -> None: ...
+
+class ObserveResponse(_message.Message):
+    __slots__ = ["audit_seq", "response", "target"]
+    AUDIT_SEQ_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    audit_seq: int
+    response: _observe_pb2.ObserveResponse
+    target: _common_pb2.FrozenTarget
+    def __init__(self, response: _Optional[_Union[_observe_pb2.ObserveResponse, _Mapping]] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., audit_seq: _Optional[int] = ...) -> None: ...
+
 class ReadClipboardRequest(_message.Message):
     __slots__ = ["request", "session_id"]
     REQUEST_FIELD_NUMBER: _ClassVar[int]

@@ -113,6 +113,11 @@ class ComputerServiceStub(object):
                 request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.CaptureTabRequest.SerializeToString,
                 response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.CaptureTabResponse.FromString,
                 )
+        self.Observe = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/Observe',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ObserveRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ObserveResponse.FromString,
+                )
 
 
 class ComputerServiceServicer(object):
@@ -265,6 +270,15 @@ class ComputerServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Observe(self, request, context):
+        """Observe forwards the agent's one-call observation (observation: allowed while a human holds control and in
+        observe-only sessions; it never waits for the mutation queue). A request without a target takes the
+        session's default (an app, a tab or a window; a display default observes the active window).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ComputerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -357,6 +371,11 @@ def add_ComputerServiceServicer_to_server(servicer, server):
                     servicer.CaptureTab,
                     request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.CaptureTabRequest.FromString,
                     response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.CaptureTabResponse.SerializeToString,
+            ),
+            'Observe': grpc.unary_unary_rpc_method_handler(
+                    servicer.Observe,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ObserveRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ObserveResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -680,5 +699,22 @@ class ComputerService(object):
         return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/CaptureTab',
             glovebox_dot_broker_dot_v1_dot_computer__pb2.CaptureTabRequest.SerializeToString,
             glovebox_dot_broker_dot_v1_dot_computer__pb2.CaptureTabResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def Observe(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/Observe',
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.ObserveRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_computer__pb2.ObserveResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
