@@ -22,6 +22,9 @@ type AccessibilityIO interface {
 	GetApp(ctx context.Context, r *agentv1.GetAppRequest) (*agentv1.GetAppResponse, error)
 	SnapshotApp(ctx context.Context, r *agentv1.SnapshotAppRequest) (*agentv1.SnapshotAppResponse, error)
 	SnapshotWindow(ctx context.Context, r *agentv1.SnapshotWindowRequest) (*agentv1.SnapshotWindowResponse, error)
+	// Observe snapshots a window of an app (appID, else the app of process pid; windowID, else its active window,
+	// else the one named title) for a one-call observation, and answers its focused element (nil: none).
+	Observe(ctx context.Context, appID, windowID string, pid int32, title string, o *agentv1.SnapshotOptions) (*agentv1.Snapshot, *agentv1.Element, error)
 	// Act performs a validated element action inside the agent's mutation queue: it re-checks the ref just before
 	// acting (compare and act) and fills resp's target ids (app, snapshot, element) and the action's results.
 	Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.ActResponse) error

@@ -22,6 +22,8 @@ type BrowserIO interface {
 	GetBrowser(ctx context.Context, r *agentv1.GetBrowserRequest) (*agentv1.GetBrowserResponse, error)
 	ListTabs(ctx context.Context, r *agentv1.ListTabsRequest) (*agentv1.ListTabsResponse, error)
 	SnapshotTab(ctx context.Context, r *agentv1.SnapshotTabRequest) (*agentv1.SnapshotTabResponse, error)
+	// Observe snapshots a tab for a one-call observation and answers its focused element (nil: none).
+	Observe(ctx context.Context, tab *agentv1.TabRef, o *agentv1.SnapshotOptions) (*agentv1.Snapshot, *agentv1.Element, error)
 	Extract(ctx context.Context, r *agentv1.ExtractRequest) (*agentv1.ExtractResponse, error)
 	CaptureTab(ctx context.Context, r *agentv1.CaptureTabRequest) (*agentv1.CaptureTabResponse, error)
 	// Act performs a validated page action inside the agent's mutation queue on the tab it names (never another),

@@ -25,3 +25,8 @@ func (s *Computer) SnapshotApp(ctx context.Context, r *brokerv1.SnapshotAppReque
 func (s *Computer) SnapshotWindow(ctx context.Context, r *brokerv1.SnapshotWindowRequest) (*brokerv1.SnapshotWindowResponse, error) {
 	return s.b.SnapshotWindow(ctx, r)
 }
+
+// Observe answers a one-call observation: bounded snapshot, screenshot, pointer and focused element.
+func (s *Computer) Observe(ctx context.Context, r *brokerv1.ObserveRequest) (*brokerv1.ObserveResponse, error) {
+	return s.b.Observe(ctx, r)
+}
