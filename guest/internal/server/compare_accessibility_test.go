@@ -17,6 +17,7 @@ import (
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/testenv"
 	"glovebox.dev/shared/testenv/a11ybus"
+	"glovebox.dev/shared/testenv/chromium"
 	"glovebox.dev/shared/testenv/desktop"
 )
 
@@ -104,21 +105,6 @@ func (e *a11yEnv) snapshot(b *testing.B, pid int32) *agentv1.Snapshot {
 	return r.Snapshot
 }
 
-// benchPage is a page of about 1,400 DOM elements: sections with a heading, a paragraph, a list of links,
-// a button and an entry.
-func benchPage() string {
-	var sb strings.Builder
-	sb.WriteString("<!doctype html><html><head><title>Bench page</title></head><body><main>")
-	for i := range 87 {
-		fmt.Fprintf(&sb, "<section><h2>Section %d</h2><p>Paragraph %d with some words.</p><ul>", i, i)
-		for j := range 5 {
-			fmt.Fprintf(&sb, `<li><a href="#s%d-%d">Link %d-%d</a></li>`, i, j, i, j)
-		}
-		fmt.Fprintf(&sb, `</ul><button>Button %d</button><input aria-label="Field %d" value="v%d"></section>`, i, i, i)
-	}
-	sb.WriteString("</main></body></html>")
-	return sb.String()
-}
 
 // BenchmarkSnapshot compares a full SnapshotApp through gRPC with an OSWorld-style pyatspi dump of the same app
 // (name, role, states, attributes, extents, text and value of every node), on gtk3-widget-factory and on
@@ -137,7 +123,7 @@ func BenchmarkSnapshot(b *testing.B) {
 		testenv.Missing(b, "gtk3-widget-factory not installed")
 	}
 	if _, err := exec.LookPath("chromium"); err == nil {
-		page := benchPage()
+		page := chromium.BenchPage()
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, page) }))
 		b.Cleanup(srv.Close)
 		pid := e.startApp(b, "chromium", "--force-renderer-accessibility", "--no-sandbox", "--disable-gpu", "--no-first-run",
