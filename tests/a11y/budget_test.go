@@ -121,6 +121,19 @@ func TestWidgetFactoryBudget(t *testing.T) {
 	if len(pages) < 5 {
 		t.Errorf("%d pages for %d elements at 4 KiB", len(pages), len(want))
 	}
+	// Exactly once each, and every parent before its children; the order of subtrees may differ (a lazily read
+	// page keeps Collection's document order, a whole snapshot's walk may move a popover under its parent).
+	slices.Sort(want)
+	seen := map[string]bool{"": true}
+	for _, p := range pages {
+		for _, el := range p.GetElements() {
+			if !seen[el.GetParentRef()] {
+				t.Errorf("%s comes before its parent %s", el.GetRef(), el.GetParentRef())
+			}
+			seen[el.GetRef()] = true
+		}
+	}
+	slices.Sort(got)
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("the pages' elements differ from a full snapshot's (-full +pages):\n%s", d)
 	}

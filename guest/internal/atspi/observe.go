@@ -3,6 +3,7 @@ package atspi
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/godbus/dbus/v5"
 	"glovebox.dev/guest/internal/snapview"
@@ -81,9 +82,11 @@ func (b *Backend) activeWindow(ctx context.Context, a appRef, title string) (obj
 	return wins[0], nil
 }
 
-// focused is the element of snapshot id that has the focus: the first node the walk read with STATE_FOCUSED.
-// A kept one is given whole with its ref (registered, so it resolves); one the snapshot left out (a filter, a
-// find) is given with the facts the walk read and no ref. Nil when no node has the focus.
+// focused is the element of snapshot id that has the focus: the first node the walk read with STATE_FOCUSED,
+// or, in a lazy walk that has not read it yet, the one Collection finds with that state (read alone, with the
+// ref its place in document order gives it; its depth and parent are not known then). A kept one is given with
+// its ref (registered, so it resolves); one the snapshot left out (a filter, a find) with the facts the walk
+// read and no ref. Nil when nothing has the focus.
 func (b *Backend) focused(ctx context.Context, id string, fieldBytes int) *agentv1.Element {
 	snap, err := b.store.get(id)
 	if err != nil || snap.pager == nil {
@@ -93,6 +96,14 @@ func (b *Backend) focused(ctx context.Context, id string, fieldBytes int) *agent
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
 	w := pg.w
+	w.p = b.newPipe(ctx)
+	register := func(ref string, n *node) {
+		if !n.detailed {
+			w.details(n)
+			w.p.wait()
+		}
+		b.store.register(snap, map[string]*element{ref: {ref: n.ref, role: roleName(n.role), name: n.name, actions: n.actions, ifaces: n.ifaces}})
+	}
 	for i, n := range w.nodes {
 		if n.gone || !hasState(n.states, stateFocused) {
 			continue
@@ -106,14 +117,46 @@ func (b *Backend) focused(ctx context.Context, id string, fieldBytes int) *agent
 		for pg.kept[k] != i {
 			k++
 		}
-		if !n.detailed {
-			w.p = b.newPipe(ctx)
-			w.details(n)
-			w.p.wait()
-		}
-		el := snapview.CutElement(pg.element(k, true), fieldBytes)
-		b.store.register(snap, map[string]*element{ref: {ref: n.ref, role: roleName(n.role), name: n.name, actions: n.actions, ifaces: n.ifaces}})
-		return el
+		register(ref, n)
+		return snapview.CutElement(pg.element(k, true), fieldBytes)
 	}
-	return nil
+	if pg.unread() == 0 {
+		return nil
+	}
+	var found []objRef
+	rule := matchRule{States: []int32{1 << stateFocused, 0}, StateMatch: 1, AttrMatch: 1, RoleMatch: 1, IfaceMatch: 1, Attrs: map[string]string{}}
+	root := w.nodes[0].ref
+	if b.call(ctx, root.Name, root.Path, "org.a11y.atspi.Collection.GetMatches", rule, sortCanonical, int32(1), true).Store(&found) != nil || len(found) == 0 {
+		return nil
+	}
+	pos := -1
+	for k := w.added; k < len(w.refs); k++ {
+		if w.refs[k] == found[0] {
+			pos = k + 1
+			break
+		}
+	}
+	if pos < 0 {
+		return nil
+	}
+	n := &node{ref: found[0], pos: pos, parent: -1}
+	if it, ok := w.cache[n.ref]; ok {
+		n.role, n.name, n.desc, n.childCount = it.Role, it.Name, it.Desc, it.Children
+		copy(n.states[:], it.States)
+		n.ifaces = ifaceSet(it.Ifaces)
+	} else {
+		w.fetchFacts(-1, n)
+		w.p.wait()
+	}
+	if n.gone {
+		return nil
+	}
+	ref := "e" + strconv.Itoa(pos+1)
+	register(ref, n)
+	el := &agentv1.Element{Ref: ref, Role: roleName(n.role), Name: n.name, Description: n.desc, States: stateList(n.states[:]),
+		Bounds: n.bounds, Actions: n.actions, Text: n.text, Range: n.rng}
+	if n.rng != nil {
+		el.Value = strconv.FormatFloat(n.rng.Current, 'g', -1, 64)
+	}
+	return snapview.CutElement(el, fieldBytes)
 }

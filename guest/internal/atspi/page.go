@@ -20,11 +20,48 @@ type pager struct {
 	parents []string // by kept position
 	depths  []int32  // by kept position
 	reasons []string // why the snapshot is incomplete
+	scanned int      // a lazy walk's nodes looked at so far (more)
+}
+
+// lazyChunk is the fewest nodes a lazy walk reads at a time: a page of a few KiB holds some dozens.
+const lazyChunk = 48
+
+// more keeps the nodes a lazy walk read since the last call: every node under the root, in document order,
+// named by its place in it (so a ref is known before the nodes in front of it are read; see focused).
+func (pg *pager) more() {
+	w := pg.w
+	pg.refs = append(pg.refs, make([]string, len(w.nodes)-len(pg.refs))...)
+	for ; pg.scanned < len(w.nodes); pg.scanned++ {
+		i := pg.scanned
+		n := w.nodes[i]
+		if n.gone || i > 0 && pg.refs[n.parent] == "" {
+			continue
+		}
+		pg.refs[i] = "e" + strconv.Itoa(n.pos+1)
+		pg.kept = append(pg.kept, i)
+		parent := ""
+		if i > 0 {
+			parent = pg.refs[n.parent]
+		}
+		pg.parents, pg.depths = append(pg.parents, parent), append(pg.depths, int32(n.depth))
+	}
+}
+
+// unread is how many nodes a lazy walk has not read yet.
+func (pg *pager) unread() int {
+	if !pg.w.lazy {
+		return 0
+	}
+	return len(pg.w.refs) - pg.w.added
 }
 
 // keep chooses the nodes a snapshot holds, in document order: the filters, find, max_nodes (or find's limit).
 func keep(w *walker, o *agentv1.SnapshotOptions, maxNodes int) *pager {
 	pg := &pager{w: w, refs: make([]string, len(w.nodes))}
+	if w.lazy {
+		pg.more()
+		return pg
+	}
 	find := snapview.NewFinder(o.GetFind())
 	limit := maxNodes
 	if find != nil {
@@ -44,6 +81,9 @@ func keep(w *walker, o *agentv1.SnapshotOptions, maxNodes int) *pager {
 			wanted[i] = true
 		}
 	}
+	// An unfiltered flat walk names each node by its place in document order, as a lazy one does, so the refs
+	// of a paged snapshot and of a whole one agree.
+	byPlace := w.flat && find == nil && !o.GetInteractiveOnly()
 	cut := ""
 	var visit func(i int, depth int32, parentRef string)
 	visit = func(i int, depth int32, parentRef string) {
@@ -60,6 +100,9 @@ func keep(w *walker, o *agentv1.SnapshotOptions, maxNodes int) *pager {
 				return
 			}
 			ref := "e" + strconv.Itoa(len(pg.kept)+1)
+			if byPlace {
+				ref = "e" + strconv.Itoa(n.pos+1)
+			}
 			pg.kept = append(pg.kept, i)
 			pg.refs[i] = ref
 			if find != nil {
@@ -106,8 +149,24 @@ func (b *Backend) page(ctx context.Context, snap *snapshot, out *agentv1.Snapsho
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
 	p := snapview.NewPage(out, v, render)
+	w := pg.w
+	w.p = b.newPipe(ctx)
 	end, left := offset, p.Left()
-	for end < len(pg.kept) {
+	for {
+		if end == len(pg.kept) {
+			// A lazy walk reads more nodes while the page has room: about as many as the room left would
+			// hold at the page's average cost so far.
+			if pg.unread() == 0 || ctx.Err() != nil {
+				break
+			}
+			k := lazyChunk
+			if end > offset {
+				k = max(k, left/max(1, (p.Left()-left)/(end-offset))+8)
+			}
+			w.grow(k)
+			pg.more()
+			continue
+		}
 		c := p.Cost(pg.element(end, false))
 		if c > left && end > offset {
 			break
@@ -115,8 +174,6 @@ func (b *Backend) page(ctx context.Context, snap *snapshot, out *agentv1.Snapsho
 		left -= c
 		end++
 	}
-	w := pg.w
-	w.p = b.newPipe(ctx)
 	w.mu.Lock()
 	timeouts, lost := w.timeouts, w.lost
 	w.mu.Unlock()
@@ -150,7 +207,7 @@ func (b *Backend) page(ctx context.Context, snap *snapshot, out *agentv1.Snapsho
 		refs[el.Ref] = &element{ref: n.ref, role: el.Role, name: n.name, actions: n.actions, ifaces: n.ifaces}
 	}
 	b.store.register(snap, refs)
-	p.Finish(offset, next, len(pg.kept), reasons)
+	p.Finish(offset, next, len(pg.kept)+pg.unread(), reasons)
 }
 
 // interactive reports whether a user can act on n.

@@ -21,6 +21,10 @@ const (
 	// MaxNodes bounds SnapshotOptions.max_nodes; a filtered snapshot reads up to this many nodes to find the
 	// ones it keeps.
 	MaxNodes = 20000
+	// maxLazyBudget is the largest page budget a snapshot reads lazily (its nodes' facts only as far as its pages
+	// reach): a page of a few KiB then costs some dozens of nodes instead of the whole tree, while a page that
+	// will hold most of the tree reads it in one go, with the calls that serve many nodes at once (ifacematch.go).
+	maxLazyBudget = 256 << 10
 )
 
 // SnapshotApp snapshots an application's whole tree (or a subtree, or the next page of an earlier snapshot).
@@ -137,7 +141,8 @@ func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root 
 	}
 	b.connectPeer(ctx, a.bus)
 	w := &walker{b: b, p: b.newPipe(ctx), limit: limit, maxDepth: int(o.GetMaxDepth()), visible: o.GetVisibleOnly(),
-		actionsFirst: o.GetInteractiveOnly()}
+		actionsFirst: o.GetInteractiveOnly(),
+		lazy: !o.GetInteractiveOnly() && !o.GetVisibleOnly() && o.GetFind() == nil && snapview.ViewOf(o, 0).Budget <= maxLazyBudget}
 	var cacheErr error
 	w.cache, cacheErr = b.cacheItems(ctx, a.bus)
 	if cacheErr == nil {

@@ -72,6 +72,7 @@ type node struct {
 	gone       bool
 	cached     bool   // the facts came from the app's cache
 	parentRef  objRef // in a flat walk: the parent, linked once every node is known
+	pos        int    // in a flat walk: the place in document order (0 the root), which names a lazy walk's ref
 
 	detailed    bool // details read (or being read)
 	actionsRead bool
@@ -94,6 +95,13 @@ type walker struct {
 	visible  bool
 	// actionsFirst reads actions with the facts (interactive_only decides by them which nodes to keep).
 	actionsFirst bool
+	// lazy reads the facts of a flat walk's nodes only as far as the pages need them (grow): a snapshot whose
+	// filters need every node's facts (interactive_only, visible_only, find) is not lazy.
+	lazy   bool
+	refs   []objRef       // a flat walk's nodes in document order, as Collection listed them
+	added  int            // how many of refs are in nodes
+	index  map[objRef]int // node index by accessible, for linking
+	linked []int32        // children linked per node, including those max_depth leaves out
 	flat         bool              // the structure came from Collection.GetMatches, not from GetChildren
 	ifaces       map[objRef]ifaces // the interfaces of the listed nodes, when Collection told them (ifacematch.go)
 
@@ -133,6 +141,19 @@ func (w *walker) walk(root objRef) {
 	var refs []objRef
 	err := w.b.call(w.p.ctx, root.Name, root.Path, "org.a11y.atspi.Collection.GetMatches",
 		everything, sortCanonical, int32(w.limit-1), true).Store(&refs)
+	if err == nil && len(w.cache) > 0 && w.lazy {
+		w.flat, w.refs = true, refs
+		if len(refs) >= w.limit-1 {
+			w.cutf("max_nodes %d reached", w.limit)
+		}
+		w.mu.Lock()
+		w.add(root, -1, 0)
+		w.mu.Unlock()
+		w.p.wait()
+		w.link()
+		return
+	}
+	w.lazy = false
 	if err == nil && len(w.cache) > 0 {
 		w.flat = true
 		missed := 0
@@ -148,8 +169,9 @@ func (w *walker) walk(root objRef) {
 	w.mu.Lock()
 	if w.flat {
 		w.add(root, -1, 0)
-		for _, r := range refs {
+		for i, r := range refs {
 			w.add(r, -2, 0)
+			w.nodes[len(w.nodes)-1].pos = i + 1
 		}
 		if len(refs) >= w.limit-1 {
 			w.cutf("max_nodes %d reached", w.limit)
@@ -206,14 +228,20 @@ func (w *walker) fetchParent(n *node) {
 // that still has room for a child: in document order that is its parent. link reports whether every guess
 // added up: each parent found room and each node got as many children as it counts.
 func (w *walker) link() bool {
-	index := make(map[objRef]int, len(w.nodes))
-	for i, n := range w.nodes {
-		index[n.ref] = i
+	w.index, w.linked = make(map[objRef]int, len(w.nodes)), nil
+	return w.linkFrom(0)
+}
+
+// linkFrom links the nodes from start on (those before are linked already; see link).
+func (w *walker) linkFrom(start int) bool {
+	for i := start; i < len(w.nodes); i++ {
+		w.index[w.nodes[i].ref] = i
 	}
+	w.linked = append(w.linked, make([]int32, len(w.nodes)-len(w.linked))...)
+	index, linked := w.index, w.linked
 	exact := true
-	linked := make([]int32, len(w.nodes)) // children linked, including those max_depth leaves out
-	for i, n := range w.nodes[1:] {
-		i++
+	for i := max(start, 1); i < len(w.nodes); i++ {
+		n := w.nodes[i]
 		p, ok := index[n.parentRef]
 		if !ok || p >= i || w.nodes[p].gone {
 			p = -1
@@ -252,6 +280,30 @@ func (w *walker) link() bool {
 		}
 	}
 	return exact
+}
+
+// grow reads the facts of up to k more nodes of a lazy walk (their parents too, when the cache misses them, so
+// linking never guesses from child counts a later node would contradict) and links them. It reports how many
+// it added.
+func (w *walker) grow(k int) int {
+	start := len(w.nodes)
+	w.mu.Lock()
+	end := min(w.added+k, len(w.refs))
+	for ; w.added < end; w.added++ {
+		before := len(w.nodes)
+		w.add(w.refs[w.added], -2, 0)
+		if len(w.nodes) > before {
+			n := w.nodes[before]
+			n.pos = w.added + 1
+			if !n.cached {
+				w.fetchParent(n)
+			}
+		}
+	}
+	w.mu.Unlock()
+	w.p.wait()
+	w.linkFrom(start)
+	return len(w.nodes) - start
 }
 
 // add records a node (w.mu held) and starts reading it.
