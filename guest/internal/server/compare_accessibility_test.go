@@ -105,7 +105,6 @@ func (e *a11yEnv) snapshot(b *testing.B, pid int32) *agentv1.Snapshot {
 	return r.Snapshot
 }
 
-
 // BenchmarkSnapshot compares a full SnapshotApp through gRPC with an OSWorld-style pyatspi dump of the same app
 // (name, role, states, attributes, extents, text and value of every node), on gtk3-widget-factory and on
 // Chromium showing a page of about 1,400 DOM elements.
