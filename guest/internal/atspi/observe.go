@@ -3,6 +3,7 @@ package atspi
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/godbus/dbus/v5"
@@ -13,6 +14,9 @@ import (
 
 // stateActive is ATSPI_STATE_ACTIVE: the window the user is working in.
 const stateActive = 1
+
+// maxFocusReach bounds how many more nodes an observation reads to give the focused element its ref.
+const maxFocusReach = 512
 
 // Observe snapshots one window of an app for a one-call observation and tells its focused element. The app is
 // appID, else the one whose process is pid (the X window's _NET_WM_PID); the window is windowID, else the app's
@@ -83,10 +87,10 @@ func (b *Backend) activeWindow(ctx context.Context, a appRef, title string) (obj
 }
 
 // focused is the element of snapshot id that has the focus: the first node the walk read with STATE_FOCUSED,
-// or, in a lazy walk that has not read it yet, the one Collection finds with that state (read alone, with the
-// ref its place in document order gives it; its depth and parent are not known then). A kept one is given with
-// its ref (registered, so it resolves); one the snapshot left out (a filter, a find) with the facts the walk
-// read and no ref. Nil when nothing has the focus.
+// or, in a lazy walk that has not read it yet, the one Collection finds with that state (the walk reads on up to
+// maxFocusReach nodes to reach it; further on it is given alone, without a ref). A kept one is given with its
+// ref (registered, so it resolves); one the snapshot left out (a filter, a find) with the facts the walk read and
+// no ref. Nil when nothing has the focus.
 func (b *Backend) focused(ctx context.Context, id string, fieldBytes int) *agentv1.Element {
 	snap, err := b.store.get(id)
 	if err != nil || snap.pager == nil {
@@ -129,19 +133,24 @@ func (b *Backend) focused(ctx context.Context, id string, fieldBytes int) *agent
 	if b.call(ctx, root.Name, root.Path, "org.a11y.atspi.Collection.GetMatches", rule, sortCanonical, int32(1), true).Store(&found) != nil || len(found) == 0 {
 		return nil
 	}
-	pos := -1
-	for k := w.added; k < len(w.refs); k++ {
-		if w.refs[k] == found[0] {
-			pos = k + 1
+	// Read on in document order up to the focused element (a bounded number of nodes), so it gets the ref a
+	// later page would give it.
+	for grown := 0; ; {
+		if i, ok := w.index[found[0]]; ok && pg.refs[i] != "" {
+			k := slices.Index(pg.kept, i)
+			register(pg.refs[i], w.nodes[i])
+			return snapview.CutElement(pg.element(k, true), fieldBytes)
+		}
+		if pg.unread() == 0 || grown >= maxFocusReach || ctx.Err() != nil {
 			break
 		}
+		grown += w.grow(lazyRefs)
+		pg.more()
 	}
-	if pos < 0 {
-		return nil
-	}
-	n := &node{ref: found[0], pos: pos, parent: -1}
+	// Too far on: the element alone, without a ref.
+	n := &node{ref: found[0], parent: -1}
 	if it, ok := w.cache[n.ref]; ok {
-		n.role, n.name, n.desc, n.childCount = it.Role, it.Name, it.Desc, it.Children
+		n.role, n.name, n.desc = it.Role, it.Name, it.Desc
 		copy(n.states[:], it.States)
 		n.ifaces = ifaceSet(it.Ifaces)
 	} else {
@@ -151,9 +160,9 @@ func (b *Backend) focused(ctx context.Context, id string, fieldBytes int) *agent
 	if n.gone {
 		return nil
 	}
-	ref := "e" + strconv.Itoa(pos+1)
-	register(ref, n)
-	el := &agentv1.Element{Ref: ref, Role: roleName(n.role), Name: n.name, Description: n.desc, States: stateList(n.states[:]),
+	w.details(n)
+	w.p.wait()
+	el := &agentv1.Element{Role: roleName(n.role), Name: n.name, Description: n.desc, States: stateList(n.states[:]),
 		Bounds: n.bounds, Actions: n.actions, Text: n.text, Range: n.rng}
 	if n.rng != nil {
 		el.Value = strconv.FormatFloat(n.rng.Current, 'g', -1, 64)

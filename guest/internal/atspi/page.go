@@ -47,12 +47,24 @@ func (pg *pager) more() {
 	}
 }
 
-// unread is how many nodes a lazy walk has not read yet.
+// unread is how many nodes a lazy walk has listed but not read yet, plus one while Collection may list more.
 func (pg *pager) unread() int {
 	if !pg.w.lazy {
 		return 0
 	}
-	return len(pg.w.refs) - pg.w.added
+	n := len(pg.w.refs) - pg.w.added
+	if !pg.w.refsDone {
+		n++
+	}
+	return n
+}
+
+// total is the number of elements of the whole snapshot, 0 while a lazy walk may still list more.
+func (pg *pager) total() int {
+	if pg.w.lazy && !pg.w.refsDone {
+		return 0
+	}
+	return len(pg.kept) + pg.unread()
 }
 
 // keep chooses the nodes a snapshot holds, in document order: the filters, find, max_nodes (or find's limit).
@@ -207,7 +219,7 @@ func (b *Backend) page(ctx context.Context, snap *snapshot, out *agentv1.Snapsho
 		refs[el.Ref] = &element{ref: n.ref, role: el.Role, name: n.name, actions: n.actions, ifaces: n.ifaces}
 	}
 	b.store.register(snap, refs)
-	p.Finish(offset, next, len(pg.kept)+pg.unread(), reasons)
+	p.Finish(offset, next, pg.total(), next < len(pg.kept) || pg.unread() > 0, reasons)
 }
 
 // interactive reports whether a user can act on n.

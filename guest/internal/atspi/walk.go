@@ -98,8 +98,9 @@ type walker struct {
 	// lazy reads the facts of a flat walk's nodes only as far as the pages need them (grow): a snapshot whose
 	// filters need every node's facts (interactive_only, visible_only, find) is not lazy.
 	lazy   bool
-	refs   []objRef          // a flat walk's nodes in document order, as Collection listed them
-	added  int               // how many of refs are in nodes
+	refs     []objRef // a flat walk's nodes in document order, as Collection listed them
+	refsDone bool     // a lazy walk's refs are all listed
+	added    int      // how many of refs are in nodes
 	index  map[objRef]int    // node index by accessible, for linking
 	linked []int32           // children linked per node, including those max_depth leaves out
 	flat   bool              // the structure came from Collection.GetMatches, not from GetChildren
@@ -139,12 +140,17 @@ const sortCanonical = uint32(1)
 func (w *walker) walk(root objRef) {
 	w.seen = map[objRef]bool{}
 	var refs []objRef
+	count := w.limit - 1
+	if w.lazy {
+		count = min(count, lazyRefs)
+	}
 	err := w.b.call(w.p.ctx, root.Name, root.Path, "org.a11y.atspi.Collection.GetMatches",
-		everything, sortCanonical, int32(w.limit-1), true).Store(&refs)
+		everything, sortCanonical, int32(count), true).Store(&refs)
 	if err == nil && len(w.cache) > 0 && w.lazy {
-		w.flat, w.refs = true, refs
+		w.flat, w.refs, w.refsDone = true, refs, len(refs) < count
 		if len(refs) >= w.limit-1 {
 			w.cutf("max_nodes %d reached", w.limit)
+			w.refsDone = true
 		}
 		w.mu.Lock()
 		w.add(root, -1, 0)
@@ -152,6 +158,10 @@ func (w *walker) walk(root objRef) {
 		w.p.wait()
 		w.link()
 		return
+	}
+	if w.lazy && err == nil && len(w.cache) == 0 {
+		// Not flat after all (no cache): the refs are not needed.
+		refs = nil
 	}
 	w.lazy = false
 	if err == nil && len(w.cache) > 0 {
@@ -282,10 +292,53 @@ func (w *walker) linkFrom(start int) bool {
 	return exact
 }
 
+// lazyRefs is how many nodes a lazy walk asks Collection for at a time: listing the whole tree costs an app
+// like Chromium tens of milliseconds, a few dozen nodes next to nothing.
+const lazyRefs = 64
+
+// listMore lists at least k more nodes of a lazy walk (up to its limit) by asking Collection again for a
+// longer list from the start, at least twice as long, so listing a whole tree this way costs at most about
+// twice listing it once. (GetMatchesFrom would go on from the last node, but its in-order traversal misses what
+// a GTK toolkit lists out of tree order, its popovers.) A tree that changed between two listings keeps the
+// nodes listed before; the new list's nodes not yet seen follow them.
+func (w *walker) listMore(k int) {
+	count := min(w.limit-1, max(2*len(w.refs), len(w.refs)+k))
+	if count <= len(w.refs) {
+		w.refsDone = true
+		return
+	}
+	root := w.nodes[0].ref
+	var all []objRef
+	err := w.b.call(w.p.ctx, root.Name, root.Path, "org.a11y.atspi.Collection.GetMatches",
+		everything, sortCanonical, int32(count), true).Store(&all)
+	if err != nil {
+		w.refsDone = true
+		w.failed(w.nodes[0], err)
+		return
+	}
+	w.refsDone = len(all) < count
+	listed := make(map[objRef]bool, len(w.refs))
+	for _, r := range w.refs {
+		listed[r] = true
+	}
+	for _, r := range all {
+		if !listed[r] {
+			w.refs = append(w.refs, r)
+		}
+	}
+	if len(all) >= w.limit-1 {
+		w.cutf("max_nodes %d reached", w.limit)
+		w.refsDone = true
+	}
+}
+
 // grow reads the facts of up to k more nodes of a lazy walk (their parents too, when the cache misses them, so
 // linking never guesses from child counts a later node would contradict) and links them. It reports how many
 // it added.
 func (w *walker) grow(k int) int {
+	if len(w.refs)-w.added < k && !w.refsDone {
+		w.listMore(max(k, lazyRefs))
+	}
 	start := len(w.nodes)
 	w.mu.Lock()
 	end := min(w.added+k, len(w.refs))

@@ -199,7 +199,7 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 		for next < len(kept) && p.Add(kept[next]) {
 			next++
 		}
-		p.Finish(0, next, len(kept), reasons)
+		p.Finish(0, next, len(kept), false, reasons)
 		s.NextCursor = ""
 		s.TookUs = since(start)
 		return s, nil
@@ -252,7 +252,7 @@ func (t *tab) page(snap *snapshot, s *agentv1.Snapshot, offset int, v snapview.V
 		snap.refs[el.Ref] = snap.index[el.Ref]
 	}
 	t.mu.Unlock()
-	p.Finish(offset, next, len(snap.kept), snap.reasons)
+	p.Finish(offset, next, len(snap.kept), next < len(snap.kept), snap.reasons)
 }
 
 // continued answers the page a cursor names of the tab's newest snapshot.

@@ -199,11 +199,12 @@ func (p *Page) Add(el *agentv1.Element) bool {
 }
 
 // Finish sets the page's text, its place in the snapshot (its first element's index, the index after its
-// last, of total: next_cursor when elements are left) and its completeness.
-func (p *Page) Finish(offset, next, total int, reasons []string) {
+// last, the snapshot's total or 0 when not known yet; more: elements may follow, so next_cursor) and its
+// completeness.
+func (p *Page) Finish(offset, next, total int, more bool, reasons []string) {
 	p.out.Text = p.text.String()
 	p.out.Offset, p.out.Total = int32(offset), int32(total)
-	if next < total {
+	if more {
 		p.out.NextCursor = validate.Cursor(p.out.GetSnapshotId(), next)
 	}
 	p.out.Complete = len(reasons) == 0

@@ -557,7 +557,8 @@ type Snapshot struct {
 	NextCursor string `protobuf:"bytes,9,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
 	// Index of this page's first element among all the elements of the snapshot (0 on the first page).
 	Offset int32 `protobuf:"varint,10,opt,name=offset,proto3" json:"offset,omitempty"`
-	// Number of elements in the whole snapshot, over all its pages.
+	// Number of elements in the whole snapshot, over all its pages; 0 while it is not known yet (a small page is
+	// read lazily: the agent lists and reads the tree only as far as the pages asked for so far reach).
 	Total         int32 `protobuf:"varint,11,opt,name=total,proto3" json:"total,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
