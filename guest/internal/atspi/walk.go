@@ -97,14 +97,14 @@ type walker struct {
 	actionsFirst bool
 	// lazy reads the facts of a flat walk's nodes only as far as the pages need them (grow): a snapshot whose
 	// filters need every node's facts (interactive_only, visible_only, find) is not lazy.
-	lazy   bool
-	refs     []objRef // a flat walk's nodes in document order, as Collection listed them
-	refsDone bool     // a lazy walk's refs are all listed
-	added    int      // how many of refs are in nodes
-	index  map[objRef]int    // node index by accessible, for linking
-	linked []int32           // children linked per node, including those max_depth leaves out
-	flat   bool              // the structure came from Collection.GetMatches, not from GetChildren
-	ifaces map[objRef]ifaces // the interfaces of the listed nodes, when Collection told them (ifacematch.go)
+	lazy     bool
+	refs     []objRef          // a flat walk's nodes in document order, as Collection listed them
+	refsDone bool              // a lazy walk's refs are all listed
+	added    int               // how many of refs are in nodes
+	index    map[objRef]int    // node index by accessible, for linking
+	linked   []int32           // children linked per node, including those max_depth leaves out
+	flat     bool              // the structure came from Collection.GetMatches, not from GetChildren
+	ifaces   map[objRef]ifaces // the interfaces of the listed nodes, when Collection told them (ifacematch.go)
 
 	mu       sync.Mutex
 	nodes    []*node
