@@ -249,6 +249,11 @@ func TestBrokerObserve(t *testing.T) {
 		t.Error("no screenshot")
 	}
 
+	_, err = computer.Observe(ctx, &brokerv1.ObserveRequest{SessionId: sid, Request: &agentv1.ObserveRequest{Snapshot: &agentv1.SnapshotOptions{MaxTokens: 10}}})
+	if reason(err) != "INVALID_ARGUMENT" || !strings.Contains(err.Error(), "request.snapshot.max_tokens") {
+		t.Errorf("Observe with max_tokens 10: %v, want INVALID_ARGUMENT naming request.snapshot.max_tokens", err)
+	}
+
 	if _, err := ctl.AcquireControl(ctx, &brokerv1.AcquireControlRequest{Guest: b.Guest, Reason: "human at the console"}); err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +284,7 @@ func TestBrokerObserve(t *testing.T) {
 		}
 	}
 	if n != 3 {
-		t.Errorf("%d Observe records, want 3", n)
+		t.Errorf("%d Observe records with code OK, want 3", n)
 	}
 }
 
