@@ -254,6 +254,12 @@ func TestBrokerObserve(t *testing.T) {
 		t.Errorf("Observe with max_tokens 10: %v, want INVALID_ARGUMENT naming request.snapshot.max_tokens", err)
 	}
 
+	// A page of a snapshot taken before a hand-over is fenced like an action on its refs.
+	paged, err := computer.SnapshotApp(ctx, &brokerv1.SnapshotAppRequest{SessionId: sid, Request: &agentv1.SnapshotAppRequest{Options: &agentv1.SnapshotOptions{MaxBytes: 2048}}})
+	if err != nil || paged.GetResponse().GetSnapshot().GetNextCursor() == "" {
+		t.Fatalf("paged SnapshotApp: %v, cursor %q", err, paged.GetResponse().GetSnapshot().GetNextCursor())
+	}
+
 	if _, err := ctl.AcquireControl(ctx, &brokerv1.AcquireControlRequest{Guest: b.Guest, Reason: "human at the console"}); err != nil {
 		t.Fatal(err)
 	}
@@ -266,6 +272,11 @@ func TestBrokerObserve(t *testing.T) {
 	}
 	if _, err := ctl.ReleaseControl(ctx, &brokerv1.ReleaseControlRequest{Guest: b.Guest}); err != nil {
 		t.Fatal(err)
+	}
+	_, err = computer.SnapshotApp(ctx, &brokerv1.SnapshotAppRequest{SessionId: sid, Request: &agentv1.SnapshotAppRequest{
+		Options: &agentv1.SnapshotOptions{Cursor: paged.GetResponse().GetSnapshot().GetNextCursor()}}})
+	if reason(err) != "GENERATION_CHANGED" || !strings.Contains(err.Error(), "request.options.cursor") {
+		t.Errorf("the next page of a snapshot from before the hand-over: %v, want GENERATION_CHANGED naming request.options.cursor", err)
 	}
 
 	ro, err := sessions.CreateSession(ctx, &brokerv1.CreateSessionRequest{Guest: b.Guest, Mode: brokerv1.SessionMode_SESSION_MODE_OBSERVE})

@@ -323,20 +323,37 @@ func (g *guest) checkGeneration(r *agentv1.ActRequest) (gen, agentGen uint64, er
 			fmt.Errorf("request.target.generation %d is from before guest %s's generation %d; observe again: %w", got, g.name, gen, errdefs.ErrGenerationChanged),
 			map[string]string{errgrpc.MetaCause: errgrpc.CauseGenerationChanged, "generation": strconv.FormatUint(gen, 10)})
 	}
-	for _, ref := range actions.SnapshotsOf(r) {
+	if err := g.fence(gen, actions.SnapshotsOf(r)); err != nil {
+		return 0, 0, err
+	}
+	return gen, agentGen, nil
+}
+
+// fenceSnapshots refuses with GENERATION_CHANGED any of refs this broker did not hand out in the current
+// generation: a read that continues or narrows an earlier snapshot (a cursor, a subtree) is fenced as an
+// action naming it is.
+func (g *guest) fenceSnapshots(refs []actions.SnapshotRef) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.fence(g.gen, refs)
+}
+
+// fence is the check of checkGeneration and fenceSnapshots (g.mu held).
+func (g *guest) fence(gen uint64, refs []actions.SnapshotRef) error {
+	for _, ref := range refs {
 		taken, ok := g.snapshots.generation(ref.ID)
 		switch {
 		case !ok:
-			return 0, 0, errgrpc.WithMetadata(
+			return errgrpc.WithMetadata(
 				fmt.Errorf("request.%s: snapshot %s was not handed out by this broker in guest %s's generation %d (taken before a restart, or forgotten); observe again: %w", ref.Field, ref.ID, g.name, gen, errdefs.ErrGenerationChanged),
 				map[string]string{errgrpc.MetaCause: errgrpc.CauseSnapshotUnknown, "field": "request." + ref.Field, "generation": strconv.FormatUint(gen, 10)})
 		case taken != gen:
-			return 0, 0, errgrpc.WithMetadata(
+			return errgrpc.WithMetadata(
 				fmt.Errorf("request.%s: snapshot %s was taken in guest %s's generation %d, now %d (control changed hands or the agent restarted); observe again: %w", ref.Field, ref.ID, g.name, taken, gen, errdefs.ErrGenerationChanged),
 				map[string]string{errgrpc.MetaCause: errgrpc.CauseGenerationChanged, "field": "request." + ref.Field, "generation": strconv.FormatUint(gen, 10), "snapshot_generation": strconv.FormatUint(taken, 10)})
 		}
 	}
-	return gen, agentGen, nil
+	return nil
 }
 
 // sameGeneration refuses a target frozen in an earlier broker generation (control was taken and given back,

@@ -167,6 +167,9 @@ func (b *Broker) SnapshotApp(ctx context.Context, r *brokerv1.SnapshotAppRequest
 			return nil
 		},
 		check: validate.SnapshotApp,
+		snapshots: func(req *agentv1.SnapshotAppRequest) []actions.SnapshotRef {
+			return optionSnapshots("options", req.GetOptions())
+		},
 		send: func(ctx context.Context, c guestClients, req *agentv1.SnapshotAppRequest) (*agentv1.SnapshotAppResponse, error) {
 			return c.Accessibility.SnapshotApp(ctx, req)
 		},
@@ -188,6 +191,9 @@ func (b *Broker) SnapshotWindow(ctx context.Context, r *brokerv1.SnapshotWindowR
 			return nil
 		},
 		check: validate.SnapshotWindow,
+		snapshots: func(req *agentv1.SnapshotWindowRequest) []actions.SnapshotRef {
+			return optionSnapshots("options", req.GetOptions())
+		},
 		send: func(ctx context.Context, c guestClients, req *agentv1.SnapshotWindowRequest) (*agentv1.SnapshotWindowResponse, error) {
 			return c.Accessibility.SnapshotWindow(ctx, req)
 		},

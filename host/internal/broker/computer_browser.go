@@ -172,6 +172,9 @@ func (b *Broker) SnapshotTab(ctx context.Context, r *brokerv1.SnapshotTabRequest
 		rpc:     RPCSnapshotTab,
 		prepare: func(cl *call, req *agentv1.SnapshotTabRequest) []errdefs.Violation { readTab(cl, &req.Tab); return nil },
 		check:   validate.SnapshotTab,
+		snapshots: func(req *agentv1.SnapshotTabRequest) []actions.SnapshotRef {
+			return optionSnapshots("options", req.GetOptions())
+		},
 		send: func(ctx context.Context, c guestClients, req *agentv1.SnapshotTabRequest) (*agentv1.SnapshotTabResponse, error) {
 			return c.Browser.SnapshotTab(ctx, req)
 		},

@@ -7,6 +7,8 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/actions"
+	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/validate"
 )
 
@@ -17,32 +19,32 @@ const RPCObserve = "/glovebox.broker.v1.ComputerService/Observe"
 // control and in observe-only sessions, never queued behind mutations). A request without a target takes the
 // session's default app, tab or window (source SESSION); with neither it observes the active window (ACTIVE).
 func (b *Broker) Observe(ctx context.Context, r *brokerv1.ObserveRequest) (*brokerv1.ObserveResponse, error) {
-	cl, err := b.begin(ctx, RPCObserve, r.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	req := orEmpty(r.GetRequest(), &agentv1.ObserveRequest{})
-	observeTarget(cl, req)
-	cl.args = req
-	if err := checkRequest(validate.Observe(req)); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var resp *agentv1.ObserveResponse
-	seq, err := b.observe(ctx, cl, func(ctx context.Context, c guestClients) error {
-		var err error
-		resp, err = c.Observe.Observe(ctx, req)
-		if err == nil {
-			if w := resp.GetWindow(); w != nil && cl.target.GetWindowId() == 0 && req.GetTarget().GetTab() == nil {
+	var target *agentv1.FrozenTarget
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ObserveRequest, *agentv1.ObserveResponse]{
+		rpc: RPCObserve,
+		prepare: func(cl *call, req *agentv1.ObserveRequest) []errdefs.Violation {
+			observeTarget(cl, req)
+			target = cl.target
+			return nil
+		},
+		check: validate.Observe,
+		snapshots: func(req *agentv1.ObserveRequest) []actions.SnapshotRef {
+			return optionSnapshots("snapshot", req.GetSnapshot())
+		},
+		send: func(ctx context.Context, c guestClients, req *agentv1.ObserveRequest) (*agentv1.ObserveResponse, error) {
+			return c.Observe.Observe(ctx, req)
+		},
+		answered: func(cl *call, resp *agentv1.ObserveResponse) {
+			if w := resp.GetWindow(); w != nil && cl.target.GetWindowId() == 0 && cl.target.GetTabId() == "" {
 				cl.target.WindowId, cl.target.WindowTitle = w.GetId(), w.GetTitle()
 			}
 			stampSnapshot(cl, resp.GetSnapshot())
-		}
-		return err
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &brokerv1.ObserveResponse{Response: resp, Target: cl.target, AuditSeq: seq}, nil
+	return &brokerv1.ObserveResponse{Response: resp, Target: target, AuditSeq: seq}, nil
 }
 
 // observeTarget fills an Observe request's missing target from the session's default (an app, a tab or a
@@ -63,4 +65,18 @@ func observeTarget(cl *call, req *agentv1.ObserveRequest) {
 	t := req.GetTarget()
 	cl.target = &agentv1.FrozenTarget{WindowId: t.GetWindow().GetWindowId(), AppId: t.GetApp().GetAppId(),
 		BrowserId: t.GetTab().GetBrowserId(), TabId: t.GetTab().GetTabId(), Source: src, Generation: gen}
+}
+
+// optionSnapshots are the snapshot ids a snapshot's options name (under field): the cursor's snapshot and the
+// subtree's. They are fenced like an action's (op.snapshots): a page or subtree of a snapshot taken before a
+// hand-over would hand out refs that are refused.
+func optionSnapshots(field string, o *agentv1.SnapshotOptions) []actions.SnapshotRef {
+	var refs []actions.SnapshotRef
+	if id, _, ok := validate.ParseCursor(o.GetCursor()); ok {
+		refs = append(refs, actions.SnapshotRef{Field: field + ".cursor", ID: id})
+	}
+	if id := o.GetSubtree().GetSnapshotId(); id != "" {
+		refs = append(refs, actions.SnapshotRef{Field: field + ".subtree", ID: id})
+	}
+	return refs
 }

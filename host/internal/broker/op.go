@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"glovebox.dev/shared/actions"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/errgrpc"
 )
@@ -27,6 +28,9 @@ type op[Req, Resp proto.Message] struct {
 	// durable intent and outcome, the guest's input queue) and returns its checks; ok false keeps it an
 	// observation (ListBrowsers without start_default, GetApp without launch). Nil: an observation.
 	mutation func(cl *call, req Req) (m mutation, ok bool)
+	// snapshots are the snapshot ids a read names besides its target (a cursor, a subtree), refused with
+	// GENERATION_CHANGED unless handed out in the current generation, as an action's are. Nil: none.
+	snapshots func(req Req) []actions.SnapshotRef
 	// send asks the guest.
 	send func(ctx context.Context, c guestClients, req Req) (Resp, error)
 	// answered sees the guest's answer before the call's last audit record is written (to stamp generations,
@@ -64,6 +68,11 @@ func open[Req, Resp proto.Message](ctx context.Context, b *Broker, sessionID str
 	}
 	if err := checkRequest(verr, bad...); err != nil {
 		return nil, zero, b.refuse(ctx, cl, err)
+	}
+	if o.snapshots != nil {
+		if err := cl.s.guest.fenceSnapshots(o.snapshots(req)); err != nil {
+			return nil, zero, b.refuse(ctx, cl, err)
+		}
 	}
 	return cl, req, nil
 }
