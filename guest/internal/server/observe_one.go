@@ -119,8 +119,13 @@ func (o *observeService) observeTarget(ctx context.Context, r *agentv1.ObserveRe
 		resp.SnapshotUnavailableReason = "the window does not name its process (_NET_WM_PID), so its application is unknown"
 	default:
 		resp.Snapshot, resp.Focused, err = b.Accessibility.Observe(ctx, "", "", pid, resp.Window.GetTitle(), opts)
-		if errors.Is(err, errdefs.ErrNotFound) {
+		switch {
+		case errors.Is(err, errdefs.ErrNotFound):
 			resp.SnapshotUnavailableReason = fmt.Sprintf("the window's process %d is not an application on the accessibility bus", pid)
+			err = nil
+		case errors.Is(err, errdefs.ErrCapabilityUnavailable) || errors.Is(err, errdefs.ErrUnavailable):
+			// The bus is down or not up yet: the screenshot and pointer are still worth having.
+			resp.SnapshotUnavailableReason = "the accessibility bus cannot be reached now"
 			err = nil
 		}
 	}
