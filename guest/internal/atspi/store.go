@@ -94,9 +94,9 @@ func (s *store) get(id string) (*snapshot, error) {
 	snap, ok := s.byID[id]
 	if !ok {
 		if _, old := s.superseded[id]; old {
-			return nil, fmt.Errorf("snapshot %s is no longer the newest of its target: take a new snapshot: %w", id, errdefs.ErrSnapshotSuperseded)
+			return nil, errgrpc.WithCause(fmt.Errorf("snapshot %s is no longer the newest of its target: take a new snapshot: %w", id, errdefs.ErrSnapshotSuperseded), errgrpc.CauseSuperseded)
 		}
-		return nil, fmt.Errorf("snapshot %s is unknown to this agent: %w", id, errdefs.ErrNotFound)
+		return nil, s.ids.Unknown(id)
 	}
 	cp := *snap
 	return &cp, nil
@@ -146,7 +146,7 @@ func (s *store) resolve(snapID, ref string) (*snapshot, *element, error) {
 	}
 	el, ok := snap.elements[ref]
 	if !ok {
-		// A snapshot's refs are fixed when it is taken: this one never existed.
+		// A snapshot's refs are those its pages handed out: this one never was.
 		return nil, nil, errgrpc.WithCause(fmt.Errorf("snapshot %s has no element %s: %w", snapID, ref, errdefs.ErrNotFound), errgrpc.CauseNoSuchRef)
 	}
 	return snap, el, nil
