@@ -342,4 +342,3 @@ func dropState(states []string, s string) []string {
 	}
 	return out
 }
-
