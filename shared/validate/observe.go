@@ -93,8 +93,8 @@ func ListWindows(r *agentv1.ListWindowsRequest) error {
 // page a model reads in one step.
 const DefaultObserveSnapshotBytes = 16384
 
-// Observe checks r: a target that is not a display, the snapshot and screenshot options, and a snapshot
-// subtree or cursor only with a target that names what they belong to (an app or a tab).
+// Observe checks r: a target that is not a display, the snapshot and screenshot options (under "snapshot" and
+// "screenshot"), and no options for a part that is left out.
 func Observe(r *agentv1.ObserveRequest) error {
 	var v errdefs.Violations
 	if _, ok := r.GetTarget().GetKind().(*agentv1.Target_Display); ok {
