@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"glovebox.dev/guest/internal/browser"
+	"glovebox.dev/guest/internal/files"
 	"glovebox.dev/guest/internal/server"
 )
 
@@ -24,4 +25,16 @@ func openBrowser(cfg Config, log *slog.Logger) browserBackend {
 		Logger: log.With("backend", "browser"),
 	})
 	return browserBackend{Browser: server.AdaptBrowser(b), b: b}
+}
+
+// openFiles makes the file backend over the home directory; nil (drops and reads CAPABILITY_UNAVAILABLE)
+// when the home directory cannot be opened.
+func openFiles(cfg Config, log *slog.Logger) *files.Store {
+	st, err := files.New(files.Config{Home: cfg.Home, Drops: cfg.DropsDir, Downloads: cfg.DownloadsDir,
+		Logger: log.With("backend", "files")})
+	if err != nil {
+		log.Warn("file backend unavailable", "error", err)
+		return nil
+	}
+	return st
 }

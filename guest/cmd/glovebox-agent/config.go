@@ -40,6 +40,12 @@ type Config struct {
 	// BrowserProfile is the default browser's persistent profile directory; empty means
 	// <user cache dir>/glovebox/chromium.
 	BrowserProfile string
+	// Home is the desktop user's home directory: file reads stay inside it. Empty means $HOME.
+	Home string
+	// DropsDir is where dropped files land; empty means Home/Drops.
+	DropsDir string
+	// DownloadsDir is the browser download directory; empty means Home/Downloads.
+	DownloadsDir string
 }
 
 // Validate checks the config and fills defaults.

@@ -66,6 +66,9 @@ func parseFlags(args []string) (Config, error) {
 		return nil
 	})
 	fs.StringVar(&cfg.BrowserProfile, "browser-profile", "", "profile directory of the default workspace browser (default <user cache dir>/glovebox/chromium)")
+	fs.StringVar(&cfg.Home, "home", os.Getenv("HOME"), "the desktop user's home directory: file reads stay inside it")
+	fs.StringVar(&cfg.DropsDir, "drops-dir", "", "where dropped files land (default <home>/Drops)")
+	fs.StringVar(&cfg.DownloadsDir, "downloads-dir", "", "the browser download directory (default <home>/Downloads)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err

@@ -32,13 +32,20 @@ func run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	defer backends.Close()
 	br := openBrowser(cfg, log)
 	defer br.Close()
-	withBrowser := func(b server.Backends) server.Backends {
+	fs := openFiles(cfg, log)
+	if fs != nil {
+		defer fs.Close()
+	}
+	withOwnBackends := func(b server.Backends) server.Backends {
 		b.Browser = br
+		if fs != nil {
+			b.Files = fs
+		}
 		return b
 	}
 
 	svc := server.New(server.Options{Version: version, XDisplay: cfg.Display, Generation: generation, Logger: log},
-		withBrowser(backends.current()))
+		withOwnBackends(backends.current()))
 	g := grpc.NewServer(svc.ServerOptions()...)
 	svc.Register(g)
 	reflection.Register(g)
@@ -53,9 +60,9 @@ func run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	go func() {
 		defer close(attached)
 		backends.openMissing(attachCtx)
-		svc.SetBackends(withBrowser(backends.current()))
+		svc.SetBackends(withOwnBackends(backends.current()))
 		hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-		backends.attachLate(attachCtx, func(b server.Backends) { svc.SetBackends(withBrowser(b)) })
+		backends.attachLate(attachCtx, func(b server.Backends) { svc.SetBackends(withOwnBackends(b)) })
 	}()
 	defer func() { stopAttach(); <-attached }()
 

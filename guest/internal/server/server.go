@@ -44,6 +44,8 @@ type Backends struct {
 	// Accessibility is the AT-SPI backend; Browser the Chromium (CDP) backend.
 	Accessibility Accessibility
 	Browser       Browser
+	// Files moves files in and out (drops, reads); it needs only the home directory.
+	Files Files
 	// Missing says why a nil backend could not start (for example the X connection error); GetInfo reports it.
 	Missing map[agentv1.Backend]string
 }
@@ -92,6 +94,7 @@ func (s *Services) Register(g *grpc.Server) {
 	agentv1.RegisterClipboardServiceServer(g, newClipboardService(s))
 	agentv1.RegisterAccessibilityServiceServer(g, newAccessibilityService(s))
 	agentv1.RegisterBrowserServiceServer(g, newBrowserService(s))
+	agentv1.RegisterFilesServiceServer(g, newFilesService(s))
 }
 
 // ServerOptions returns the grpc.ServerOptions every agent server uses: interceptors that log one line per

@@ -30,6 +30,10 @@ var textFields = map[protoreflect.FullName]bool{
 	"glovebox.agent.v1.Paste.html":                 true,
 	"glovebox.agent.v1.SetValue.value":             true,
 	"glovebox.agent.v1.ActResponse.value":          true,
+	// A file's sha256 proves its content: recorded as a keyed hash, never in clear.
+	"glovebox.agent.v1.DropFile.sha256":         true,
+	"glovebox.agent.v1.DroppedFile.sha256":      true,
+	"glovebox.agent.v1.ReadFileResponse.sha256": true,
 	// A text match names text on the screen the caller wants selected, which may be what was typed before.
 	"glovebox.agent.v1.TextMatch.prefix": true,
 	"glovebox.agent.v1.TextMatch.text":   true,
@@ -43,6 +47,14 @@ var safeFields = map[protoreflect.FullName]bool{
 	"glovebox.agent.v1.Window.title":              true,
 	"glovebox.agent.v1.Window.class_name":         true,
 	"glovebox.agent.v1.Window.instance_name":      true,
+	// File names and guest paths are what an auditor of a transfer needs to see.
+	"glovebox.agent.v1.DropFile.name":               true,
+	"glovebox.agent.v1.DroppedFile.name":            true,
+	"glovebox.agent.v1.DroppedFile.path":            true,
+	"glovebox.agent.v1.DroppedFile.saved_name":      true,
+	"glovebox.agent.v1.DropFilesResponse.directory": true,
+	"glovebox.agent.v1.ReadFileRequest.path":        true,
+	"glovebox.agent.v1.ReadFileInfo.path":           true,
 }
 
 // maxClearString is the safety net: a string field not on either list that is longer than this is hashed

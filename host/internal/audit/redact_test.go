@@ -25,12 +25,15 @@ import (
 func TestRedactTextFields(t *testing.T) {
 	want := []string{
 		"glovebox.agent.v1.ActResponse.value",
+		"glovebox.agent.v1.DropFile.sha256",
+		"glovebox.agent.v1.DroppedFile.sha256",
 		"glovebox.agent.v1.ElementSetValue.text",
 		"glovebox.agent.v1.Fill.text",
 		"glovebox.agent.v1.PageType.text",
 		"glovebox.agent.v1.Paste.html",
 		"glovebox.agent.v1.Paste.text",
 		"glovebox.agent.v1.ReadClipboardResponse.text",
+		"glovebox.agent.v1.ReadFileResponse.sha256",
 		"glovebox.agent.v1.SetValue.value",
 		"glovebox.agent.v1.TextMatch.prefix",
 		"glovebox.agent.v1.TextMatch.suffix",

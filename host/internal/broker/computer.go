@@ -150,6 +150,9 @@ type mutation struct {
 	send        func(ctx context.Context, c guestClients) error
 	// replay fills the RPC's response from a recorded one, for a retry answered from the log.
 	replay func(recorded *structpb.Struct) error
+	// direct runs send outside the guest's input queue, after the same checks: a transfer that touches no
+	// input device (a drop into a directory) must not hold every session's input for its duration.
+	direct bool
 }
 
 // mutate answers a retry of a request_id already bound from the log (retry.go), or else runs the broker's
@@ -207,7 +210,7 @@ func (b *Broker) mutateOnce(ctx context.Context, cl *call, m mutation) (uint64, 
 	if cl.retry != nil {
 		b.retries.update(cl.retry, func(e *retryEntry) { e.state, e.intent = retryRunning, intent })
 	}
-	g.queue.do(s.id, func() {
+	run := func() {
 		running = time.Now()
 		defer func() { answered = time.Now() }()
 		if err = ctx.Err(); err != nil {
@@ -225,7 +228,12 @@ func (b *Broker) mutateOnce(ctx context.Context, cl *call, m mutation) (uint64, 
 			return
 		}
 		err = g.conn.Call(ctx, m.extra, m.send)
-	})
+	}
+	if m.direct {
+		run()
+	} else {
+		g.queue.do(s.id, run)
+	}
 	s.noteAction(cl.rpc, b.now(), nil, false)
 	rec := b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_OUTCOME, err)
 	rec.IntentSeq = intent

@@ -134,6 +134,19 @@ type Principal struct {
 	// 0: DefaultRatePerSecond / DefaultBurst; negative: unlimited.
 	RatePerSecond float64 `json:"rate_per_second"`
 	Burst         int     `json:"burst"`
+	// Files is the principal's file-transfer policy (drops and reads); nil: allowed within the agent's caps.
+	Files *FilesPolicy `json:"files"`
+}
+
+// FilesPolicy bounds a principal's file transfers. Caps are 0 (the agent's own: 256 MiB a file, 512 MiB a
+// drop) or lower; a drop or read over a cap is refused before any byte moves.
+type FilesPolicy struct {
+	// Deny forbids drops and reads (POLICY_DENIED, audited).
+	Deny bool `json:"deny"`
+	// MaxFileBytes caps each dropped file; MaxDropBytes a drop's sum; MaxReadBytes a file read out.
+	MaxFileBytes int64 `json:"max_file_bytes"`
+	MaxDropBytes int64 `json:"max_drop_bytes"`
+	MaxReadBytes int64 `json:"max_read_bytes"`
 }
 
 // Policy holds the confirmation gates, fixed at start.

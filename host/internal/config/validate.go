@@ -11,6 +11,7 @@ import (
 
 	"glovebox.dev/shared/endpoint"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/validate"
 )
 
 // Guest bounds (the GuestService contract).
@@ -186,6 +187,17 @@ func (c *Config) validatePrincipals(v *errdefs.Violations) {
 		}
 		if p.Burst < 0 {
 			v.Addf(f+".burst", "must not be negative, got %d", p.Burst)
+		}
+		if fp := p.Files; fp != nil {
+			for _, c := range []struct {
+				name string
+				n, max int64
+			}{{"max_file_bytes", fp.MaxFileBytes, validate.MaxFileBytes}, {"max_drop_bytes", fp.MaxDropBytes, validate.MaxDropBytes},
+				{"max_read_bytes", fp.MaxReadBytes, validate.MaxFileBytes}} {
+				if c.n < 0 || c.n > c.max {
+					v.Addf(f+".files."+c.name, "must be 0..%d, got %d", c.max, c.n)
+				}
+			}
 		}
 	}
 }

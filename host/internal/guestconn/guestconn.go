@@ -81,6 +81,7 @@ type Conn struct {
 	agent     agentv1.AgentServiceClient
 	a11y      agentv1.AccessibilityServiceClient
 	browser   agentv1.BrowserServiceClient
+	files     agentv1.FilesServiceClient
 
 	cancel    context.CancelFunc
 	done      chan struct{} // closed when run returns
@@ -117,6 +118,7 @@ func New(name, uri string, opts Options) (*Conn, error) {
 		observe: agentv1.NewObserveServiceClient(cc), act: agentv1.NewActServiceClient(cc),
 		clipboard: agentv1.NewClipboardServiceClient(cc), agent: agentv1.NewAgentServiceClient(cc),
 		a11y: agentv1.NewAccessibilityServiceClient(cc), browser: agentv1.NewBrowserServiceClient(cc),
+		files:  agentv1.NewFilesServiceClient(cc),
 		cancel: cancel, done: make(chan struct{}), refreshed: make(chan struct{}),
 		st: Status{State: brokerv1.GuestState_GUEST_STATE_CONNECTING, Since: time.Now()},
 	}
@@ -335,6 +337,8 @@ type Clients struct {
 	// Accessibility and Browser serve the AT-SPI and Chromium reads.
 	Accessibility agentv1.AccessibilityServiceClient
 	Browser       agentv1.BrowserServiceClient
+	// Files serves drops and file reads (streams: use Stream and Translate).
+	Files agentv1.FilesServiceClient
 }
 
 // Call runs fn against the guest when it is ready, with a deadline of the configured timeout plus extra
@@ -363,7 +367,7 @@ func (c *Conn) Stream() (Clients, error) {
 func (c *Conn) Translate(ctx context.Context, err error) error { return c.translate(ctx, err, 0) }
 
 func (c *Conn) clients() Clients {
-	return Clients{Observe: c.observe, Act: c.act, Clipboard: c.clipboard, Agent: c.agent, Accessibility: c.a11y, Browser: c.browser}
+	return Clients{Observe: c.observe, Act: c.act, Clipboard: c.clipboard, Agent: c.agent, Accessibility: c.a11y, Browser: c.browser, Files: c.files}
 }
 
 func (c *Conn) translate(ctx context.Context, err error, limit time.Duration) error {

@@ -36,6 +36,7 @@ func Register(s *grpc.Server, b *broker.Broker, audit AuditReader, links LinkMin
 	brokerv1.RegisterConsoleServiceServer(s, &Console{links: links})
 	brokerv1.RegisterSessionServiceServer(s, &Sessions{b: b})
 	brokerv1.RegisterComputerServiceServer(s, &Computer{b: b})
+	brokerv1.RegisterFilesServiceServer(s, &Files{b: b})
 	brokerv1.RegisterControlServiceServer(s, &Control{b: b})
 	brokerv1.RegisterAuditServiceServer(s, &Audit{b: b, log: audit})
 }

@@ -1,0 +1,124 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/validate"
+	"google.golang.org/grpc"
+)
+
+// Files is the file backend (guest/internal/files): drops into the drop directory and reads under the home
+// directory. Requests reaching it have been validated.
+type Files interface {
+	// Drop receives the files h declares from next (io.EOF after the last chunk); offer, when the target
+	// is DESKTOP_CLIPBOARD, puts the saved files on the clipboard (nil: no clipboard backend).
+	Drop(ctx context.Context, h *agentv1.DropFilesHeader, next func() (*agentv1.FileChunk, error),
+		offer func(ctx context.Context, text string, targets map[string][]byte) error) (*agentv1.DropFilesResponse, error)
+	// Open opens a regular file under the home directory of at most maxBytes (0: the agent's cap).
+	Open(path string, maxBytes int64) (io.ReadCloser, *agentv1.ReadFileInfo, error)
+}
+
+// ClipboardOffer is implemented by a clipboard backend that can own a selection with extra targets.
+type ClipboardOffer interface {
+	Offer(ctx context.Context, text string, targets map[string][]byte) error
+}
+
+// filesService serves FilesService.
+type filesService struct {
+	agentv1.UnimplementedFilesServiceServer
+	s *Services
+}
+
+func newFilesService(s *Services) *filesService { return &filesService{s: s} }
+
+func (f *filesService) backend() (Files, error) {
+	if f.s.b().Files == nil {
+		return nil, fmt.Errorf("files: no home directory: %w", errdefs.ErrCapabilityUnavailable)
+	}
+	return f.s.b().Files, nil
+}
+
+// DropFiles receives a drop: the header, validated completely before anything is written, then chunks.
+func (f *filesService) DropFiles(st grpc.ClientStreamingServer[agentv1.DropFilesRequest, agentv1.DropFilesResponse]) error {
+	first, err := st.Recv()
+	if err != nil {
+		return fmt.Errorf("drop header: %w", recvErr(err))
+	}
+	h := first.GetHeader()
+	if err := validate.DropFilesHeader(h, validate.AgentDropLimits); err != nil {
+		return err
+	}
+	b, err := f.backend()
+	if err != nil {
+		return err
+	}
+	var offer func(ctx context.Context, text string, targets map[string][]byte) error
+	if c, ok := f.s.b().Clipboard.(ClipboardOffer); ok {
+		offer = c.Offer
+	}
+	next := func() (*agentv1.FileChunk, error) {
+		m, err := st.Recv()
+		if err != nil {
+			return nil, recvErr(err)
+		}
+		if m.GetChunk() == nil {
+			return nil, &errdefs.BadRequest{Violations: []errdefs.Violation{{Field: "chunk", Description: "required after the header"}}}
+		}
+		return m.GetChunk(), nil
+	}
+	resp, err := b.Drop(st.Context(), h, next, offer)
+	if err != nil {
+		return fmt.Errorf("drop: %w", err)
+	}
+	return st.SendAndClose(resp)
+}
+
+// recvErr passes io.EOF through and makes a broken stream UNAVAILABLE.
+func recvErr(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.EOF
+	}
+	return fmt.Errorf("receive: %w", errors.Join(errdefs.ErrUnavailable, err))
+}
+
+// ReadFile streams one file: info, chunks of at most 1 MiB, then the sha256 of what was sent.
+func (f *filesService) ReadFile(req *agentv1.ReadFileRequest, st grpc.ServerStreamingServer[agentv1.ReadFileResponse]) error {
+	if err := validate.ReadFile(req); err != nil {
+		return err
+	}
+	b, err := f.backend()
+	if err != nil {
+		return err
+	}
+	r, info, err := b.Open(req.GetPath(), req.GetMaxBytes())
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := st.Send(&agentv1.ReadFileResponse{Info: info}); err != nil {
+		return err
+	}
+	sum := sha256.New()
+	buf := make([]byte, validate.MaxChunkBytes)
+	var sent int64
+	for sent < info.GetSize() {
+		n, err := io.ReadFull(r, buf[:min(int64(len(buf)), info.GetSize()-sent)])
+		if err != nil {
+			return fmt.Errorf("read after %d of %d bytes (the file changed?): %w", sent, info.GetSize(), errors.Join(errdefs.ErrUnavailable, err))
+		}
+		sum.Write(buf[:n])
+		if err := st.Send(&agentv1.ReadFileResponse{Data: buf[:n]}); err != nil {
+			return err
+		}
+		sent += int64(n)
+	}
+	f.s.log.Info("file read", "bytes", sent)
+	return st.Send(&agentv1.ReadFileResponse{Sha256: hex.EncodeToString(sum.Sum(nil))})
+}
