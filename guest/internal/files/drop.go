@@ -182,7 +182,7 @@ func ClipboardTargets(paths []string) (text string, targets map[string][]byte) {
 		uris[i] = (&url.URL{Scheme: "file", Path: p}).String()
 	}
 	return strings.Join(paths, "\n"), map[string][]byte{
-		"text/uri-list":               []byte(strings.Join(uris, "\r\n") + "\r\n"),
+		"text/uri-list":                []byte(strings.Join(uris, "\r\n") + "\r\n"),
 		"x-special/gnome-copied-files": []byte("copy\n" + strings.Join(uris, "\n")),
 	}
 }

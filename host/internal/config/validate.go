@@ -190,7 +190,7 @@ func (c *Config) validatePrincipals(v *errdefs.Violations) {
 		}
 		if fp := p.Files; fp != nil {
 			for _, c := range []struct {
-				name string
+				name   string
 				n, max int64
 			}{{"max_file_bytes", fp.MaxFileBytes, validate.MaxFileBytes}, {"max_drop_bytes", fp.MaxDropBytes, validate.MaxDropBytes},
 				{"max_read_bytes", fp.MaxReadBytes, validate.MaxFileBytes}} {
