@@ -1,6 +1,9 @@
 package validate
 
 import (
+	"bytes"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
@@ -39,4 +42,51 @@ func invalidAt(s string) int {
 		}
 	}
 	return len(s)
+}
+
+// ClipboardMIMETypes are the targets ReadClipboardData and WriteClipboardData accept.
+var ClipboardMIMETypes = []string{"image/png", "image/jpeg", "text/uri-list", "x-special/gnome-copied-files"}
+
+func mimeType(v *errdefs.Violations, field, m string) {
+	if !slices.Contains(ClipboardMIMETypes, m) {
+		v.Addf(field, "must be one of %s, got %s", strings.Join(ClipboardMIMETypes, ", "), quoted(m))
+	}
+}
+
+// ListClipboardTargets checks r and returns a *errdefs.BadRequest naming each bad field, or nil.
+func ListClipboardTargets(r *agentv1.ListClipboardTargetsRequest) error {
+	var v errdefs.Violations
+	known(&v, "selection", int32(r.GetSelection()), agentv1.Selection_name)
+	return v.Err()
+}
+
+// ReadClipboardData checks r and returns a *errdefs.BadRequest naming each bad field, or nil.
+func ReadClipboardData(r *agentv1.ReadClipboardDataRequest) error {
+	var v errdefs.Violations
+	known(&v, "selection", int32(r.GetSelection()), agentv1.Selection_name)
+	mimeType(&v, "mime_type", r.GetMimeType())
+	return v.Err()
+}
+
+// WriteClipboardData checks r and returns a *errdefs.BadRequest naming each bad field, or nil: data is
+// 1..16 MiB, an image starts with its format's signature, a file list is valid UTF-8.
+func WriteClipboardData(r *agentv1.WriteClipboardDataRequest) error {
+	var v errdefs.Violations
+	id(&v, "owner", r.GetOwner(), false)
+	known(&v, "selection", int32(r.GetSelection()), agentv1.Selection_name)
+	mimeType(&v, "mime_type", r.GetMimeType())
+	d := r.GetData()
+	switch {
+	case len(d) == 0 || len(d) > MaxClipboardBytes:
+		v.Addf("data", "must hold 1..%d bytes, got %d", MaxClipboardBytes, len(d))
+	case r.GetMimeType() == "image/png" && !bytes.HasPrefix(d, []byte("\x89PNG\r\n\x1a\n")):
+		v.Addf("data", "is not a PNG (no PNG signature)")
+	case r.GetMimeType() == "image/jpeg" && !bytes.HasPrefix(d, []byte{0xff, 0xd8, 0xff}):
+		v.Addf("data", "is not a JPEG (no SOI marker)")
+	case strings.HasPrefix(r.GetMimeType(), "text/") || strings.HasPrefix(r.GetMimeType(), "x-special/"):
+		if !utf8.Valid(d) {
+			v.Addf("data", "invalid UTF-8 at byte %d", invalidAt(string(d)))
+		}
+	}
+	return v.Err()
 }

@@ -53,6 +53,10 @@ type Clipboard struct {
 
 	ownMu sync.Mutex // orders ownership changes (Write, SelectionClear, Close)
 
+	atomMu   sync.Mutex
+	atomByID map[xproto.Atom]string // names of atoms seen in TARGETS lists and interned targets
+	idByName map[string]xproto.Atom
+
 	mu      sync.Mutex
 	offers  map[xproto.Atom]*offer // selection -> what we offer while we own it
 	reader  *queue                 // events for the read in flight, nil when none
@@ -68,11 +72,16 @@ type Clipboard struct {
 	closeOnce sync.Once
 }
 
-// offer is the text we serve for one selection, immutable once published.
+// offer is what we serve for one selection, immutable once published.
 type offer struct {
-	text   []byte
-	latin1 []byte // nil when the text is not representable in Latin-1 (STRING refused)
-	time   xproto.Timestamp
+	// hasText says whether the text targets (UTF8_STRING, TEXT, STRING) are offered; an image alone is not.
+	hasText bool
+	text    []byte
+	latin1  []byte // nil when the text is not representable in Latin-1 (STRING refused)
+	// extra are further targets and their bytes (image/png, text/uri-list, ...), served with their own atom
+	// as the type.
+	extra map[xproto.Atom][]byte
+	time  xproto.Timestamp
 }
 
 type atoms struct {
@@ -93,6 +102,8 @@ func Open(display string, log *slog.Logger) (*Clipboard, error) {
 		log:       log,
 		offers:    map[xproto.Atom]*offer{},
 		transfers: map[transferKey]*transfer{},
+		atomByID:  map[xproto.Atom]string{},
+		idByName:  map[string]xproto.Atom{},
 		events:    newQueue(),
 		loopDone:  make(chan struct{}),
 		timeout:   ReplyTimeout,

@@ -23,21 +23,44 @@ func (c *Clipboard) Read(ctx context.Context, sel agentv1.Selection) (*agentv1.R
 	if err != nil {
 		return nil, err
 	}
+	if o, ok := c.ownOffer(atom); ok {
+		// We own it: our offer is the content, without converting through the server to ourselves.
+		if !o.hasText {
+			return &agentv1.ReadClipboardResponse{Owned: true}, nil
+		}
+		return &agentv1.ReadClipboardResponse{Text: string(o.text), Format: "UTF8_STRING", Owned: true}, nil
+	}
+	data, typ, owned, err := c.fetch(ctx, atom, c.atoms.utf8, xproto.AtomString)
+	switch {
+	case err != nil:
+		return nil, err
+	case !owned:
+		return &agentv1.ReadClipboardResponse{}, nil
+	case typ == 0:
+		return &agentv1.ReadClipboardResponse{Owned: true}, nil
+	}
+	return c.decode(data, typ), nil
+}
+
+// ownOffer returns our offer for the selection when the server agrees that we own it.
+func (c *Clipboard) ownOffer(atom xproto.Atom) (*offer, bool) {
 	c.mu.Lock()
 	o := c.offers[atom]
 	c.mu.Unlock()
-	if o != nil {
-		// We likely own it: if the server agrees, our offer is the content, without converting through the
-		// server to ourselves.
-		owner, err := xproto.GetSelectionOwner(c.conn, atom).Reply()
-		if err != nil || owner == nil {
-			return nil, fmt.Errorf("selection owner: %w", errors.Join(errdefs.ErrUnavailable, err))
-		}
-		if owner.Owner == c.win {
-			return &agentv1.ReadClipboardResponse{Text: string(o.text), Format: "UTF8_STRING", Owned: true}, nil
-		}
+	if o == nil {
+		return nil, false
 	}
+	owner, err := xproto.GetSelectionOwner(c.conn, atom).Reply()
+	if err != nil || owner == nil || owner.Owner != c.win {
+		return nil, false
+	}
+	return o, true
+}
 
+// fetch converts the selection to each target in turn until the owner accepts one, and returns its bytes
+// and their type. owned is false when the selection has no owner; typ is 0 when the owner refused every
+// target. Conversions are serialized on our window.
+func (c *Clipboard) fetch(ctx context.Context, atom xproto.Atom, targets ...xproto.Atom) (data []byte, typ xproto.Atom, owned bool, err error) {
 	c.readMu.Lock()
 	defer c.readMu.Unlock()
 	q := newQueue()
@@ -50,27 +73,27 @@ func (c *Clipboard) Read(ctx context.Context, sel agentv1.Selection) (*agentv1.R
 		c.mu.Unlock()
 	}()
 	r := &reading{c: c, q: q, sel: atom, prop: c.prop}
-	for _, target := range []xproto.Atom{c.atoms.utf8, xproto.AtomString} {
+	for _, target := range targets {
 		r.request(target)
 		data, typ, ok, err := r.finish(ctx)
 		if err != nil {
 			c.abandon()
-			return nil, err
+			return nil, 0, false, err
 		}
 		if ok {
-			return c.decode(data, typ), nil
+			return data, typ, true, nil
 		}
 		// Refused: by the owner, or by the server because there is none. Only then ask which, so the
 		// common path is a single conversion.
 		owner, err := xproto.GetSelectionOwner(c.conn, atom).Reply()
 		if err != nil || owner == nil {
-			return nil, fmt.Errorf("selection owner: %w", errors.Join(errdefs.ErrUnavailable, err))
+			return nil, 0, false, fmt.Errorf("selection owner: %w", errors.Join(errdefs.ErrUnavailable, err))
 		}
 		if owner.Owner == xproto.WindowNone {
-			return &agentv1.ReadClipboardResponse{}, nil
+			return nil, 0, false, nil
 		}
 	}
-	return &agentv1.ReadClipboardResponse{Owned: true}, nil
+	return nil, 0, true, nil
 }
 
 // decode turns the owner's bytes into the answer by the type the owner gave them, which is not always

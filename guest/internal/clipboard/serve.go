@@ -25,7 +25,12 @@ func (c *Clipboard) Write(ctx context.Context, sel agentv1.Selection, text strin
 		return fmt.Errorf("text of %d bytes: must be UTF-8 of at most %d bytes: %w", len(text), MaxText,
 			errdefs.ErrInvalidArgument)
 	}
-	o := &offer{text: []byte(text), latin1: toLatin1(text)}
+	return c.own(ctx, atom, &offer{hasText: true, text: []byte(text), latin1: toLatin1(text)})
+}
+
+// own makes us the owner of the selection with o and returns once the server confirms it.
+func (c *Clipboard) own(ctx context.Context, atom xproto.Atom, o *offer) error {
+	var err error
 	// The newest server time we have seen (from an earlier timestamp round trip) saves a round trip; when
 	// another client has acquired the selection since, the server ignores it and we retry with a fresh one.
 	defer c.prefetchTimestamp()
@@ -100,9 +105,15 @@ func (c *Clipboard) serve(ev xproto.SelectionRequestEvent) {
 func (c *Clipboard) convert(o *offer, w xproto.Window, target, prop xproto.Atom) bool {
 	switch target {
 	case c.atoms.targets:
-		list := []xproto.Atom{c.atoms.targets, c.atoms.multiple, c.atoms.timestamp, c.atoms.utf8, c.atoms.text}
-		if o.latin1 != nil {
+		list := []xproto.Atom{c.atoms.targets, c.atoms.multiple, c.atoms.timestamp}
+		if o.hasText {
+			list = append(list, c.atoms.utf8, c.atoms.text)
+		}
+		if o.hasText && o.latin1 != nil {
 			list = append(list, xproto.AtomString)
+		}
+		for a := range o.extra {
+			list = append(list, a)
 		}
 		buf := make([]byte, 4*len(list))
 		for i, a := range list {
@@ -113,15 +124,22 @@ func (c *Clipboard) convert(o *offer, w xproto.Window, target, prop xproto.Atom)
 		buf := binary.LittleEndian.AppendUint32(nil, uint32(o.time))
 		xproto.ChangeProperty(c.conn, xproto.PropModeReplace, w, prop, xproto.AtomInteger, 32, 1, buf)
 	case c.atoms.utf8, c.atoms.text:
+		if !o.hasText {
+			return false
+		}
 		// TEXT lets the owner choose the encoding; UTF8_STRING loses nothing.
 		c.put(w, prop, c.atoms.utf8, o.text)
 	case xproto.AtomString:
-		if o.latin1 == nil {
+		if !o.hasText || o.latin1 == nil {
 			return false
 		}
 		c.put(w, prop, xproto.AtomString, o.latin1)
 	default:
-		return false
+		data, ok := o.extra[target]
+		if !ok {
+			return false
+		}
+		c.put(w, prop, target, data)
 	}
 	return true
 }

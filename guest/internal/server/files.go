@@ -60,8 +60,10 @@ func (f *filesService) DropFiles(st grpc.ClientStreamingServer[agentv1.DropFiles
 		return err
 	}
 	var offer func(ctx context.Context, text string, targets map[string][]byte) error
-	if c, ok := f.s.b().Clipboard.(ClipboardOffer); ok {
-		offer = c.Offer
+	if cb := f.s.b().Clipboard; cb != nil {
+		if c, ok := unwrapClipboard(cb).(ClipboardOffer); ok {
+			offer = c.Offer
+		}
 	}
 	next := func() (*agentv1.FileChunk, error) {
 		m, err := st.Recv()

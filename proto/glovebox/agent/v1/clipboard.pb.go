@@ -73,6 +73,362 @@ func (Selection) EnumDescriptor() ([]byte, []int) {
 	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{0}
 }
 
+// ListClipboardTargetsRequest names the selection.
+type ListClipboardTargetsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// CLIPBOARD when unspecified.
+	Selection     Selection `protobuf:"varint,1,opt,name=selection,proto3,enum=glovebox.agent.v1.Selection" json:"selection,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListClipboardTargetsRequest) Reset() {
+	*x = ListClipboardTargetsRequest{}
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListClipboardTargetsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListClipboardTargetsRequest) ProtoMessage() {}
+
+func (x *ListClipboardTargetsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListClipboardTargetsRequest.ProtoReflect.Descriptor instead.
+func (*ListClipboardTargetsRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ListClipboardTargetsRequest) GetSelection() Selection {
+	if x != nil {
+		return x.Selection
+	}
+	return Selection_SELECTION_UNSPECIFIED
+}
+
+// ListClipboardTargetsResponse lists the owner's targets.
+type ListClipboardTargetsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Atom names ("TARGETS", "UTF8_STRING", "image/png", ...). Untrusted: chosen by the owner.
+	Targets []string `protobuf:"bytes,1,rep,name=targets,proto3" json:"targets,omitempty"`
+	// Whether the selection had an owner.
+	Owned         bool `protobuf:"varint,2,opt,name=owned,proto3" json:"owned,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListClipboardTargetsResponse) Reset() {
+	*x = ListClipboardTargetsResponse{}
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListClipboardTargetsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListClipboardTargetsResponse) ProtoMessage() {}
+
+func (x *ListClipboardTargetsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListClipboardTargetsResponse.ProtoReflect.Descriptor instead.
+func (*ListClipboardTargetsResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ListClipboardTargetsResponse) GetTargets() []string {
+	if x != nil {
+		return x.Targets
+	}
+	return nil
+}
+
+func (x *ListClipboardTargetsResponse) GetOwned() bool {
+	if x != nil {
+		return x.Owned
+	}
+	return false
+}
+
+// ReadClipboardDataRequest names the selection and the target.
+type ReadClipboardDataRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// CLIPBOARD when unspecified.
+	Selection Selection `protobuf:"varint,1,opt,name=selection,proto3,enum=glovebox.agent.v1.Selection" json:"selection,omitempty"`
+	// One of image/png, image/jpeg, text/uri-list, x-special/gnome-copied-files.
+	MimeType      string `protobuf:"bytes,2,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadClipboardDataRequest) Reset() {
+	*x = ReadClipboardDataRequest{}
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadClipboardDataRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadClipboardDataRequest) ProtoMessage() {}
+
+func (x *ReadClipboardDataRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadClipboardDataRequest.ProtoReflect.Descriptor instead.
+func (*ReadClipboardDataRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ReadClipboardDataRequest) GetSelection() Selection {
+	if x != nil {
+		return x.Selection
+	}
+	return Selection_SELECTION_UNSPECIFIED
+}
+
+func (x *ReadClipboardDataRequest) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+// ReadClipboardDataResponse carries the converted bytes.
+type ReadClipboardDataResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bytes, at most 16 MiB. Untrusted: content from the guest.
+	Data []byte `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	// The target asked for.
+	MimeType string `protobuf:"bytes,2,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// Whether the selection had an owner, and whether it offered the target.
+	Owned   bool `protobuf:"varint,3,opt,name=owned,proto3" json:"owned,omitempty"`
+	Offered bool `protobuf:"varint,4,opt,name=offered,proto3" json:"offered,omitempty"`
+	// len(data), kept in the audit record (the bytes are not).
+	Length        int64 `protobuf:"varint,5,opt,name=length,proto3" json:"length,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadClipboardDataResponse) Reset() {
+	*x = ReadClipboardDataResponse{}
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadClipboardDataResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadClipboardDataResponse) ProtoMessage() {}
+
+func (x *ReadClipboardDataResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadClipboardDataResponse.ProtoReflect.Descriptor instead.
+func (*ReadClipboardDataResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ReadClipboardDataResponse) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ReadClipboardDataResponse) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+func (x *ReadClipboardDataResponse) GetOwned() bool {
+	if x != nil {
+		return x.Owned
+	}
+	return false
+}
+
+func (x *ReadClipboardDataResponse) GetOffered() bool {
+	if x != nil {
+		return x.Offered
+	}
+	return false
+}
+
+func (x *ReadClipboardDataResponse) GetLength() int64 {
+	if x != nil {
+		return x.Length
+	}
+	return 0
+}
+
+// WriteClipboardDataRequest sets the selection to one target.
+type WriteClipboardDataRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who asks (the broker passes its session id).
+	Owner string `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	// CLIPBOARD when unspecified.
+	Selection Selection `protobuf:"varint,2,opt,name=selection,proto3,enum=glovebox.agent.v1.Selection" json:"selection,omitempty"`
+	// One of image/png, image/jpeg, text/uri-list, x-special/gnome-copied-files.
+	MimeType string `protobuf:"bytes,3,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// 1..16777216 bytes.
+	Data          []byte `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WriteClipboardDataRequest) Reset() {
+	*x = WriteClipboardDataRequest{}
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteClipboardDataRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteClipboardDataRequest) ProtoMessage() {}
+
+func (x *WriteClipboardDataRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteClipboardDataRequest.ProtoReflect.Descriptor instead.
+func (*WriteClipboardDataRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *WriteClipboardDataRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *WriteClipboardDataRequest) GetSelection() Selection {
+	if x != nil {
+		return x.Selection
+	}
+	return Selection_SELECTION_UNSPECIFIED
+}
+
+func (x *WriteClipboardDataRequest) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+func (x *WriteClipboardDataRequest) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// WriteClipboardDataResponse confirms ownership.
+type WriteClipboardDataResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Bytes now offered.
+	Length        int64 `protobuf:"varint,1,opt,name=length,proto3" json:"length,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WriteClipboardDataResponse) Reset() {
+	*x = WriteClipboardDataResponse{}
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteClipboardDataResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteClipboardDataResponse) ProtoMessage() {}
+
+func (x *WriteClipboardDataResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteClipboardDataResponse.ProtoReflect.Descriptor instead.
+func (*WriteClipboardDataResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *WriteClipboardDataResponse) GetLength() int64 {
+	if x != nil {
+		return x.Length
+	}
+	return 0
+}
+
 // ReadClipboardRequest names the selection.
 type ReadClipboardRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -84,7 +440,7 @@ type ReadClipboardRequest struct {
 
 func (x *ReadClipboardRequest) Reset() {
 	*x = ReadClipboardRequest{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[0]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -96,7 +452,7 @@ func (x *ReadClipboardRequest) String() string {
 func (*ReadClipboardRequest) ProtoMessage() {}
 
 func (x *ReadClipboardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[0]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -109,7 +465,7 @@ func (x *ReadClipboardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadClipboardRequest.ProtoReflect.Descriptor instead.
 func (*ReadClipboardRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{0}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ReadClipboardRequest) GetSelection() Selection {
@@ -135,7 +491,7 @@ type ReadClipboardResponse struct {
 
 func (x *ReadClipboardResponse) Reset() {
 	*x = ReadClipboardResponse{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[1]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -147,7 +503,7 @@ func (x *ReadClipboardResponse) String() string {
 func (*ReadClipboardResponse) ProtoMessage() {}
 
 func (x *ReadClipboardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[1]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -160,7 +516,7 @@ func (x *ReadClipboardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadClipboardResponse.ProtoReflect.Descriptor instead.
 func (*ReadClipboardResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{1}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ReadClipboardResponse) GetText() string {
@@ -199,7 +555,7 @@ type WriteClipboardRequest struct {
 
 func (x *WriteClipboardRequest) Reset() {
 	*x = WriteClipboardRequest{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[2]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -211,7 +567,7 @@ func (x *WriteClipboardRequest) String() string {
 func (*WriteClipboardRequest) ProtoMessage() {}
 
 func (x *WriteClipboardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[2]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -224,7 +580,7 @@ func (x *WriteClipboardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteClipboardRequest.ProtoReflect.Descriptor instead.
 func (*WriteClipboardRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{2}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *WriteClipboardRequest) GetOwner() string {
@@ -265,7 +621,7 @@ type WriteClipboardResponse struct {
 
 func (x *WriteClipboardResponse) Reset() {
 	*x = WriteClipboardResponse{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[3]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -277,7 +633,7 @@ func (x *WriteClipboardResponse) String() string {
 func (*WriteClipboardResponse) ProtoMessage() {}
 
 func (x *WriteClipboardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[3]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -290,7 +646,7 @@ func (x *WriteClipboardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteClipboardResponse.ProtoReflect.Descriptor instead.
 func (*WriteClipboardResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{3}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WriteClipboardResponse) GetLength() int64 {
@@ -325,7 +681,28 @@ var File_glovebox_agent_v1_clipboard_proto protoreflect.FileDescriptor
 
 const file_glovebox_agent_v1_clipboard_proto_rawDesc = "" +
 	"\n" +
-	"!glovebox/agent/v1/clipboard.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"R\n" +
+	"!glovebox/agent/v1/clipboard.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"Y\n" +
+	"\x1bListClipboardTargetsRequest\x12:\n" +
+	"\tselection\x18\x01 \x01(\x0e2\x1c.glovebox.agent.v1.SelectionR\tselection\"N\n" +
+	"\x1cListClipboardTargetsResponse\x12\x18\n" +
+	"\atargets\x18\x01 \x03(\tR\atargets\x12\x14\n" +
+	"\x05owned\x18\x02 \x01(\bR\x05owned\"s\n" +
+	"\x18ReadClipboardDataRequest\x12:\n" +
+	"\tselection\x18\x01 \x01(\x0e2\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x1b\n" +
+	"\tmime_type\x18\x02 \x01(\tR\bmimeType\"\x94\x01\n" +
+	"\x19ReadClipboardDataResponse\x12\x12\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\x12\x1b\n" +
+	"\tmime_type\x18\x02 \x01(\tR\bmimeType\x12\x14\n" +
+	"\x05owned\x18\x03 \x01(\bR\x05owned\x12\x18\n" +
+	"\aoffered\x18\x04 \x01(\bR\aoffered\x12\x16\n" +
+	"\x06length\x18\x05 \x01(\x03R\x06length\"\x9e\x01\n" +
+	"\x19WriteClipboardDataRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12:\n" +
+	"\tselection\x18\x02 \x01(\x0e2\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x1b\n" +
+	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x12\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\"4\n" +
+	"\x1aWriteClipboardDataResponse\x12\x16\n" +
+	"\x06length\x18\x01 \x01(\x03R\x06length\"R\n" +
 	"\x14ReadClipboardRequest\x12:\n" +
 	"\tselection\x18\x01 \x01(\x0e2\x1c.glovebox.agent.v1.SelectionR\tselection\"Y\n" +
 	"\x15ReadClipboardResponse\x12\x12\n" +
@@ -344,10 +721,13 @@ const file_glovebox_agent_v1_clipboard_proto_rawDesc = "" +
 	"\tSelection\x12\x19\n" +
 	"\x15SELECTION_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13SELECTION_CLIPBOARD\x10\x01\x12\x15\n" +
-	"\x11SELECTION_PRIMARY\x10\x022\xdd\x01\n" +
+	"\x11SELECTION_PRIMARY\x10\x022\xb9\x04\n" +
 	"\x10ClipboardService\x12b\n" +
 	"\rReadClipboard\x12'.glovebox.agent.v1.ReadClipboardRequest\x1a(.glovebox.agent.v1.ReadClipboardResponse\x12e\n" +
-	"\x0eWriteClipboard\x12(.glovebox.agent.v1.WriteClipboardRequest\x1a).glovebox.agent.v1.WriteClipboardResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3"
+	"\x0eWriteClipboard\x12(.glovebox.agent.v1.WriteClipboardRequest\x1a).glovebox.agent.v1.WriteClipboardResponse\x12w\n" +
+	"\x14ListClipboardTargets\x12..glovebox.agent.v1.ListClipboardTargetsRequest\x1a/.glovebox.agent.v1.ListClipboardTargetsResponse\x12n\n" +
+	"\x11ReadClipboardData\x12+.glovebox.agent.v1.ReadClipboardDataRequest\x1a,.glovebox.agent.v1.ReadClipboardDataResponse\x12q\n" +
+	"\x12WriteClipboardData\x12,.glovebox.agent.v1.WriteClipboardDataRequest\x1a-.glovebox.agent.v1.WriteClipboardDataResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3"
 
 var (
 	file_glovebox_agent_v1_clipboard_proto_rawDescOnce sync.Once
@@ -362,32 +742,47 @@ func file_glovebox_agent_v1_clipboard_proto_rawDescGZIP() []byte {
 }
 
 var file_glovebox_agent_v1_clipboard_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_glovebox_agent_v1_clipboard_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_glovebox_agent_v1_clipboard_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_glovebox_agent_v1_clipboard_proto_goTypes = []any{
-	(Selection)(0),                 // 0: glovebox.agent.v1.Selection
-	(*ReadClipboardRequest)(nil),   // 1: glovebox.agent.v1.ReadClipboardRequest
-	(*ReadClipboardResponse)(nil),  // 2: glovebox.agent.v1.ReadClipboardResponse
-	(*WriteClipboardRequest)(nil),  // 3: glovebox.agent.v1.WriteClipboardRequest
-	(*WriteClipboardResponse)(nil), // 4: glovebox.agent.v1.WriteClipboardResponse
-	(Effect)(0),                    // 5: glovebox.agent.v1.Effect
-	(*FrozenTarget)(nil),           // 6: glovebox.agent.v1.FrozenTarget
-	(*Timing)(nil),                 // 7: glovebox.agent.v1.Timing
+	(Selection)(0),                       // 0: glovebox.agent.v1.Selection
+	(*ListClipboardTargetsRequest)(nil),  // 1: glovebox.agent.v1.ListClipboardTargetsRequest
+	(*ListClipboardTargetsResponse)(nil), // 2: glovebox.agent.v1.ListClipboardTargetsResponse
+	(*ReadClipboardDataRequest)(nil),     // 3: glovebox.agent.v1.ReadClipboardDataRequest
+	(*ReadClipboardDataResponse)(nil),    // 4: glovebox.agent.v1.ReadClipboardDataResponse
+	(*WriteClipboardDataRequest)(nil),    // 5: glovebox.agent.v1.WriteClipboardDataRequest
+	(*WriteClipboardDataResponse)(nil),   // 6: glovebox.agent.v1.WriteClipboardDataResponse
+	(*ReadClipboardRequest)(nil),         // 7: glovebox.agent.v1.ReadClipboardRequest
+	(*ReadClipboardResponse)(nil),        // 8: glovebox.agent.v1.ReadClipboardResponse
+	(*WriteClipboardRequest)(nil),        // 9: glovebox.agent.v1.WriteClipboardRequest
+	(*WriteClipboardResponse)(nil),       // 10: glovebox.agent.v1.WriteClipboardResponse
+	(Effect)(0),                          // 11: glovebox.agent.v1.Effect
+	(*FrozenTarget)(nil),                 // 12: glovebox.agent.v1.FrozenTarget
+	(*Timing)(nil),                       // 13: glovebox.agent.v1.Timing
 }
 var file_glovebox_agent_v1_clipboard_proto_depIdxs = []int32{
-	0, // 0: glovebox.agent.v1.ReadClipboardRequest.selection:type_name -> glovebox.agent.v1.Selection
-	0, // 1: glovebox.agent.v1.WriteClipboardRequest.selection:type_name -> glovebox.agent.v1.Selection
-	5, // 2: glovebox.agent.v1.WriteClipboardResponse.effect:type_name -> glovebox.agent.v1.Effect
-	6, // 3: glovebox.agent.v1.WriteClipboardResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
-	7, // 4: glovebox.agent.v1.WriteClipboardResponse.timing:type_name -> glovebox.agent.v1.Timing
-	1, // 5: glovebox.agent.v1.ClipboardService.ReadClipboard:input_type -> glovebox.agent.v1.ReadClipboardRequest
-	3, // 6: glovebox.agent.v1.ClipboardService.WriteClipboard:input_type -> glovebox.agent.v1.WriteClipboardRequest
-	2, // 7: glovebox.agent.v1.ClipboardService.ReadClipboard:output_type -> glovebox.agent.v1.ReadClipboardResponse
-	4, // 8: glovebox.agent.v1.ClipboardService.WriteClipboard:output_type -> glovebox.agent.v1.WriteClipboardResponse
-	7, // [7:9] is the sub-list for method output_type
-	5, // [5:7] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	0,  // 0: glovebox.agent.v1.ListClipboardTargetsRequest.selection:type_name -> glovebox.agent.v1.Selection
+	0,  // 1: glovebox.agent.v1.ReadClipboardDataRequest.selection:type_name -> glovebox.agent.v1.Selection
+	0,  // 2: glovebox.agent.v1.WriteClipboardDataRequest.selection:type_name -> glovebox.agent.v1.Selection
+	0,  // 3: glovebox.agent.v1.ReadClipboardRequest.selection:type_name -> glovebox.agent.v1.Selection
+	0,  // 4: glovebox.agent.v1.WriteClipboardRequest.selection:type_name -> glovebox.agent.v1.Selection
+	11, // 5: glovebox.agent.v1.WriteClipboardResponse.effect:type_name -> glovebox.agent.v1.Effect
+	12, // 6: glovebox.agent.v1.WriteClipboardResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	13, // 7: glovebox.agent.v1.WriteClipboardResponse.timing:type_name -> glovebox.agent.v1.Timing
+	7,  // 8: glovebox.agent.v1.ClipboardService.ReadClipboard:input_type -> glovebox.agent.v1.ReadClipboardRequest
+	9,  // 9: glovebox.agent.v1.ClipboardService.WriteClipboard:input_type -> glovebox.agent.v1.WriteClipboardRequest
+	1,  // 10: glovebox.agent.v1.ClipboardService.ListClipboardTargets:input_type -> glovebox.agent.v1.ListClipboardTargetsRequest
+	3,  // 11: glovebox.agent.v1.ClipboardService.ReadClipboardData:input_type -> glovebox.agent.v1.ReadClipboardDataRequest
+	5,  // 12: glovebox.agent.v1.ClipboardService.WriteClipboardData:input_type -> glovebox.agent.v1.WriteClipboardDataRequest
+	8,  // 13: glovebox.agent.v1.ClipboardService.ReadClipboard:output_type -> glovebox.agent.v1.ReadClipboardResponse
+	10, // 14: glovebox.agent.v1.ClipboardService.WriteClipboard:output_type -> glovebox.agent.v1.WriteClipboardResponse
+	2,  // 15: glovebox.agent.v1.ClipboardService.ListClipboardTargets:output_type -> glovebox.agent.v1.ListClipboardTargetsResponse
+	4,  // 16: glovebox.agent.v1.ClipboardService.ReadClipboardData:output_type -> glovebox.agent.v1.ReadClipboardDataResponse
+	6,  // 17: glovebox.agent.v1.ClipboardService.WriteClipboardData:output_type -> glovebox.agent.v1.WriteClipboardDataResponse
+	13, // [13:18] is the sub-list for method output_type
+	8,  // [8:13] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_clipboard_proto_init() }
@@ -402,7 +797,7 @@ func file_glovebox_agent_v1_clipboard_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_agent_v1_clipboard_proto_rawDesc), len(file_glovebox_agent_v1_clipboard_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   4,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,15 +19,18 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ClipboardService_ReadClipboard_FullMethodName  = "/glovebox.agent.v1.ClipboardService/ReadClipboard"
-	ClipboardService_WriteClipboard_FullMethodName = "/glovebox.agent.v1.ClipboardService/WriteClipboard"
+	ClipboardService_ReadClipboard_FullMethodName        = "/glovebox.agent.v1.ClipboardService/ReadClipboard"
+	ClipboardService_WriteClipboard_FullMethodName       = "/glovebox.agent.v1.ClipboardService/WriteClipboard"
+	ClipboardService_ListClipboardTargets_FullMethodName = "/glovebox.agent.v1.ClipboardService/ListClipboardTargets"
+	ClipboardService_ReadClipboardData_FullMethodName    = "/glovebox.agent.v1.ClipboardService/ReadClipboardData"
+	ClipboardService_WriteClipboardData_FullMethodName   = "/glovebox.agent.v1.ClipboardService/WriteClipboardData"
 )
 
 // ClipboardServiceClient is the client API for ClipboardService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// ClipboardService reads and writes X selections as text.
+// ClipboardService reads and writes X selections: text, and images and file lists by MIME target.
 type ClipboardServiceClient interface {
 	// ReadClipboard converts the selection to UTF8_STRING (falling back to STRING) and returns it. Large
 	// contents arrive through INCR. A selection without an owner, or one that holds no text, is an empty
@@ -37,6 +40,19 @@ type ClipboardServiceClient interface {
 	// UTF8_STRING, STRING, TEXT (and TIMESTAMP) requests, using INCR for large contents, until another client
 	// takes the selection. Text is bounded to 16 MiB of UTF-8.
 	WriteClipboard(ctx context.Context, in *WriteClipboardRequest, opts ...grpc.CallOption) (*WriteClipboardResponse, error)
+	// ListClipboardTargets returns the targets the selection's owner offers (its TARGETS list, at most 256
+	// names, sorted). No owner is an empty answer with owned false. Errors: TIMEOUT as ReadClipboard.
+	ListClipboardTargets(ctx context.Context, in *ListClipboardTargetsRequest, opts ...grpc.CallOption) (*ListClipboardTargetsResponse, error)
+	// ReadClipboardData converts the selection to one MIME target (image/png, image/jpeg, text/uri-list,
+	// x-special/gnome-copied-files) and returns the bytes, following INCR. No owner, or an owner that does not
+	// offer the target, is an empty answer (owned / offered say which). Errors: TIMEOUT (no answer within 5 s),
+	// RESOURCE_EXHAUSTED (above 16 MiB).
+	ReadClipboardData(ctx context.Context, in *ReadClipboardDataRequest, opts ...grpc.CallOption) (*ReadClipboardDataResponse, error)
+	// WriteClipboardData makes the agent the owner of the selection with data as one MIME target (image/png
+	// and image/jpeg checked by their signature; text/uri-list is valid UTF-8 and is offered as text too),
+	// served with TARGETS, TIMESTAMP and MULTIPLE, through INCR when large, until another client takes the
+	// selection. At most 16 MiB. Errors: INVALID_ARGUMENT naming mime_type or data.
+	WriteClipboardData(ctx context.Context, in *WriteClipboardDataRequest, opts ...grpc.CallOption) (*WriteClipboardDataResponse, error)
 }
 
 type clipboardServiceClient struct {
@@ -67,11 +83,41 @@ func (c *clipboardServiceClient) WriteClipboard(ctx context.Context, in *WriteCl
 	return out, nil
 }
 
+func (c *clipboardServiceClient) ListClipboardTargets(ctx context.Context, in *ListClipboardTargetsRequest, opts ...grpc.CallOption) (*ListClipboardTargetsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListClipboardTargetsResponse)
+	err := c.cc.Invoke(ctx, ClipboardService_ListClipboardTargets_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clipboardServiceClient) ReadClipboardData(ctx context.Context, in *ReadClipboardDataRequest, opts ...grpc.CallOption) (*ReadClipboardDataResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReadClipboardDataResponse)
+	err := c.cc.Invoke(ctx, ClipboardService_ReadClipboardData_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clipboardServiceClient) WriteClipboardData(ctx context.Context, in *WriteClipboardDataRequest, opts ...grpc.CallOption) (*WriteClipboardDataResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WriteClipboardDataResponse)
+	err := c.cc.Invoke(ctx, ClipboardService_WriteClipboardData_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClipboardServiceServer is the server API for ClipboardService service.
 // All implementations must embed UnimplementedClipboardServiceServer
 // for forward compatibility.
 //
-// ClipboardService reads and writes X selections as text.
+// ClipboardService reads and writes X selections: text, and images and file lists by MIME target.
 type ClipboardServiceServer interface {
 	// ReadClipboard converts the selection to UTF8_STRING (falling back to STRING) and returns it. Large
 	// contents arrive through INCR. A selection without an owner, or one that holds no text, is an empty
@@ -81,6 +127,19 @@ type ClipboardServiceServer interface {
 	// UTF8_STRING, STRING, TEXT (and TIMESTAMP) requests, using INCR for large contents, until another client
 	// takes the selection. Text is bounded to 16 MiB of UTF-8.
 	WriteClipboard(context.Context, *WriteClipboardRequest) (*WriteClipboardResponse, error)
+	// ListClipboardTargets returns the targets the selection's owner offers (its TARGETS list, at most 256
+	// names, sorted). No owner is an empty answer with owned false. Errors: TIMEOUT as ReadClipboard.
+	ListClipboardTargets(context.Context, *ListClipboardTargetsRequest) (*ListClipboardTargetsResponse, error)
+	// ReadClipboardData converts the selection to one MIME target (image/png, image/jpeg, text/uri-list,
+	// x-special/gnome-copied-files) and returns the bytes, following INCR. No owner, or an owner that does not
+	// offer the target, is an empty answer (owned / offered say which). Errors: TIMEOUT (no answer within 5 s),
+	// RESOURCE_EXHAUSTED (above 16 MiB).
+	ReadClipboardData(context.Context, *ReadClipboardDataRequest) (*ReadClipboardDataResponse, error)
+	// WriteClipboardData makes the agent the owner of the selection with data as one MIME target (image/png
+	// and image/jpeg checked by their signature; text/uri-list is valid UTF-8 and is offered as text too),
+	// served with TARGETS, TIMESTAMP and MULTIPLE, through INCR when large, until another client takes the
+	// selection. At most 16 MiB. Errors: INVALID_ARGUMENT naming mime_type or data.
+	WriteClipboardData(context.Context, *WriteClipboardDataRequest) (*WriteClipboardDataResponse, error)
 	mustEmbedUnimplementedClipboardServiceServer()
 }
 
@@ -96,6 +155,15 @@ func (UnimplementedClipboardServiceServer) ReadClipboard(context.Context, *ReadC
 }
 func (UnimplementedClipboardServiceServer) WriteClipboard(context.Context, *WriteClipboardRequest) (*WriteClipboardResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method WriteClipboard not implemented")
+}
+func (UnimplementedClipboardServiceServer) ListClipboardTargets(context.Context, *ListClipboardTargetsRequest) (*ListClipboardTargetsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListClipboardTargets not implemented")
+}
+func (UnimplementedClipboardServiceServer) ReadClipboardData(context.Context, *ReadClipboardDataRequest) (*ReadClipboardDataResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReadClipboardData not implemented")
+}
+func (UnimplementedClipboardServiceServer) WriteClipboardData(context.Context, *WriteClipboardDataRequest) (*WriteClipboardDataResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method WriteClipboardData not implemented")
 }
 func (UnimplementedClipboardServiceServer) mustEmbedUnimplementedClipboardServiceServer() {}
 func (UnimplementedClipboardServiceServer) testEmbeddedByValue()                          {}
@@ -154,6 +222,60 @@ func _ClipboardService_WriteClipboard_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClipboardService_ListClipboardTargets_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListClipboardTargetsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClipboardServiceServer).ListClipboardTargets(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClipboardService_ListClipboardTargets_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClipboardServiceServer).ListClipboardTargets(ctx, req.(*ListClipboardTargetsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ClipboardService_ReadClipboardData_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReadClipboardDataRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClipboardServiceServer).ReadClipboardData(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClipboardService_ReadClipboardData_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClipboardServiceServer).ReadClipboardData(ctx, req.(*ReadClipboardDataRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ClipboardService_WriteClipboardData_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WriteClipboardDataRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClipboardServiceServer).WriteClipboardData(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClipboardService_WriteClipboardData_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClipboardServiceServer).WriteClipboardData(ctx, req.(*WriteClipboardDataRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClipboardService_ServiceDesc is the grpc.ServiceDesc for ClipboardService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -168,6 +290,18 @@ var ClipboardService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "WriteClipboard",
 			Handler:    _ClipboardService_WriteClipboard_Handler,
+		},
+		{
+			MethodName: "ListClipboardTargets",
+			Handler:    _ClipboardService_ListClipboardTargets_Handler,
+		},
+		{
+			MethodName: "ReadClipboardData",
+			Handler:    _ClipboardService_ReadClipboardData_Handler,
+		},
+		{
+			MethodName: "WriteClipboardData",
+			Handler:    _ClipboardService_WriteClipboardData_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -2294,7 +2294,7 @@ var File_glovebox_broker_v1_computer_proto protoreflect.FileDescriptor
 
 const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\n" +
-	"!glovebox/broker/v1/computer.proto\x12\x12glovebox.broker.v1\x1a%glovebox/agent/v1/accessibility.proto\x1a\x1bglovebox/agent/v1/act.proto\x1a\x1fglovebox/agent/v1/browser.proto\x1a!glovebox/agent/v1/clipboard.proto\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1fglovebox/agent/v1/observe.proto\"l\n" +
+	"!glovebox/broker/v1/computer.proto\x12\x12glovebox.broker.v1\x1a%glovebox/agent/v1/accessibility.proto\x1a\x1bglovebox/agent/v1/act.proto\x1a\x1fglovebox/agent/v1/browser.proto\x1a!glovebox/agent/v1/clipboard.proto\x1a\x1eglovebox/agent/v1/common.proto\x1a\x1fglovebox/agent/v1/observe.proto\x1a'glovebox/broker/v1/clipboard_data.proto\"l\n" +
 	"\x0eObserveRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12;\n" +
@@ -2460,7 +2460,7 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\arequest\x18\x02 \x01(\v2$.glovebox.agent.v1.CaptureTabRequestR\arequest\"t\n" +
 	"\x12CaptureTabResponse\x12A\n" +
 	"\bresponse\x18\x01 \x01(\v2%.glovebox.agent.v1.CaptureTabResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\x92\x0e\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\xf4\x10\n" +
 	"\x0fComputerService\x12p\n" +
 	"\x11CaptureScreenshot\x12,.glovebox.broker.v1.CaptureScreenshotRequest\x1a-.glovebox.broker.v1.CaptureScreenshotResponse\x12p\n" +
 	"\x11GetCursorPosition\x12,.glovebox.broker.v1.GetCursorPositionRequest\x1a-.glovebox.broker.v1.GetCursorPositionResponse\x12^\n" +
@@ -2482,7 +2482,10 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\aExtract\x12\".glovebox.broker.v1.ExtractRequest\x1a#.glovebox.broker.v1.ExtractResponse\x12[\n" +
 	"\n" +
 	"CaptureTab\x12%.glovebox.broker.v1.CaptureTabRequest\x1a&.glovebox.broker.v1.CaptureTabResponse\x12R\n" +
-	"\aObserve\x12\".glovebox.broker.v1.ObserveRequest\x1a#.glovebox.broker.v1.ObserveResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
+	"\aObserve\x12\".glovebox.broker.v1.ObserveRequest\x1a#.glovebox.broker.v1.ObserveResponse\x12y\n" +
+	"\x14ListClipboardTargets\x12/.glovebox.broker.v1.ListClipboardTargetsRequest\x1a0.glovebox.broker.v1.ListClipboardTargetsResponse\x12p\n" +
+	"\x11ReadClipboardData\x12,.glovebox.broker.v1.ReadClipboardDataRequest\x1a-.glovebox.broker.v1.ReadClipboardDataResponse\x12s\n" +
+	"\x12WriteClipboardData\x12-.glovebox.broker.v1.WriteClipboardDataRequest\x1a..glovebox.broker.v1.WriteClipboardDataResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
 
 var (
 	file_glovebox_broker_v1_computer_proto_rawDescOnce sync.Once
@@ -2576,6 +2579,12 @@ var file_glovebox_broker_v1_computer_proto_goTypes = []any{
 	(*v1.ExtractResponse)(nil),           // 75: glovebox.agent.v1.ExtractResponse
 	(*v1.CaptureTabRequest)(nil),         // 76: glovebox.agent.v1.CaptureTabRequest
 	(*v1.CaptureTabResponse)(nil),        // 77: glovebox.agent.v1.CaptureTabResponse
+	(*ListClipboardTargetsRequest)(nil),  // 78: glovebox.broker.v1.ListClipboardTargetsRequest
+	(*ReadClipboardDataRequest)(nil),     // 79: glovebox.broker.v1.ReadClipboardDataRequest
+	(*WriteClipboardDataRequest)(nil),    // 80: glovebox.broker.v1.WriteClipboardDataRequest
+	(*ListClipboardTargetsResponse)(nil), // 81: glovebox.broker.v1.ListClipboardTargetsResponse
+	(*ReadClipboardDataResponse)(nil),    // 82: glovebox.broker.v1.ReadClipboardDataResponse
+	(*WriteClipboardDataResponse)(nil),   // 83: glovebox.broker.v1.WriteClipboardDataResponse
 }
 var file_glovebox_broker_v1_computer_proto_depIdxs = []int32{
 	39, // 0: glovebox.broker.v1.ObserveRequest.request:type_name -> glovebox.agent.v1.ObserveRequest
@@ -2642,27 +2651,33 @@ var file_glovebox_broker_v1_computer_proto_depIdxs = []int32{
 	35, // 61: glovebox.broker.v1.ComputerService.Extract:input_type -> glovebox.broker.v1.ExtractRequest
 	37, // 62: glovebox.broker.v1.ComputerService.CaptureTab:input_type -> glovebox.broker.v1.CaptureTabRequest
 	0,  // 63: glovebox.broker.v1.ComputerService.Observe:input_type -> glovebox.broker.v1.ObserveRequest
-	3,  // 64: glovebox.broker.v1.ComputerService.CaptureScreenshot:output_type -> glovebox.broker.v1.CaptureScreenshotResponse
-	5,  // 65: glovebox.broker.v1.ComputerService.GetCursorPosition:output_type -> glovebox.broker.v1.GetCursorPositionResponse
-	7,  // 66: glovebox.broker.v1.ComputerService.ListWindows:output_type -> glovebox.broker.v1.ListWindowsResponse
-	9,  // 67: glovebox.broker.v1.ComputerService.WatchScreen:output_type -> glovebox.broker.v1.WatchScreenResponse
-	11, // 68: glovebox.broker.v1.ComputerService.Act:output_type -> glovebox.broker.v1.ActResponse
-	13, // 69: glovebox.broker.v1.ComputerService.ActBatch:output_type -> glovebox.broker.v1.ActBatchResponse
-	16, // 70: glovebox.broker.v1.ComputerService.ReadClipboard:output_type -> glovebox.broker.v1.ReadClipboardResponse
-	18, // 71: glovebox.broker.v1.ComputerService.WriteClipboard:output_type -> glovebox.broker.v1.WriteClipboardResponse
-	20, // 72: glovebox.broker.v1.ComputerService.ListApps:output_type -> glovebox.broker.v1.ListAppsResponse
-	22, // 73: glovebox.broker.v1.ComputerService.GetApp:output_type -> glovebox.broker.v1.GetAppResponse
-	24, // 74: glovebox.broker.v1.ComputerService.SnapshotApp:output_type -> glovebox.broker.v1.SnapshotAppResponse
-	26, // 75: glovebox.broker.v1.ComputerService.SnapshotWindow:output_type -> glovebox.broker.v1.SnapshotWindowResponse
-	28, // 76: glovebox.broker.v1.ComputerService.ListBrowsers:output_type -> glovebox.broker.v1.ListBrowsersResponse
-	30, // 77: glovebox.broker.v1.ComputerService.GetBrowser:output_type -> glovebox.broker.v1.GetBrowserResponse
-	32, // 78: glovebox.broker.v1.ComputerService.ListTabs:output_type -> glovebox.broker.v1.ListTabsResponse
-	34, // 79: glovebox.broker.v1.ComputerService.SnapshotTab:output_type -> glovebox.broker.v1.SnapshotTabResponse
-	36, // 80: glovebox.broker.v1.ComputerService.Extract:output_type -> glovebox.broker.v1.ExtractResponse
-	38, // 81: glovebox.broker.v1.ComputerService.CaptureTab:output_type -> glovebox.broker.v1.CaptureTabResponse
-	1,  // 82: glovebox.broker.v1.ComputerService.Observe:output_type -> glovebox.broker.v1.ObserveResponse
-	64, // [64:83] is the sub-list for method output_type
-	45, // [45:64] is the sub-list for method input_type
+	78, // 64: glovebox.broker.v1.ComputerService.ListClipboardTargets:input_type -> glovebox.broker.v1.ListClipboardTargetsRequest
+	79, // 65: glovebox.broker.v1.ComputerService.ReadClipboardData:input_type -> glovebox.broker.v1.ReadClipboardDataRequest
+	80, // 66: glovebox.broker.v1.ComputerService.WriteClipboardData:input_type -> glovebox.broker.v1.WriteClipboardDataRequest
+	3,  // 67: glovebox.broker.v1.ComputerService.CaptureScreenshot:output_type -> glovebox.broker.v1.CaptureScreenshotResponse
+	5,  // 68: glovebox.broker.v1.ComputerService.GetCursorPosition:output_type -> glovebox.broker.v1.GetCursorPositionResponse
+	7,  // 69: glovebox.broker.v1.ComputerService.ListWindows:output_type -> glovebox.broker.v1.ListWindowsResponse
+	9,  // 70: glovebox.broker.v1.ComputerService.WatchScreen:output_type -> glovebox.broker.v1.WatchScreenResponse
+	11, // 71: glovebox.broker.v1.ComputerService.Act:output_type -> glovebox.broker.v1.ActResponse
+	13, // 72: glovebox.broker.v1.ComputerService.ActBatch:output_type -> glovebox.broker.v1.ActBatchResponse
+	16, // 73: glovebox.broker.v1.ComputerService.ReadClipboard:output_type -> glovebox.broker.v1.ReadClipboardResponse
+	18, // 74: glovebox.broker.v1.ComputerService.WriteClipboard:output_type -> glovebox.broker.v1.WriteClipboardResponse
+	20, // 75: glovebox.broker.v1.ComputerService.ListApps:output_type -> glovebox.broker.v1.ListAppsResponse
+	22, // 76: glovebox.broker.v1.ComputerService.GetApp:output_type -> glovebox.broker.v1.GetAppResponse
+	24, // 77: glovebox.broker.v1.ComputerService.SnapshotApp:output_type -> glovebox.broker.v1.SnapshotAppResponse
+	26, // 78: glovebox.broker.v1.ComputerService.SnapshotWindow:output_type -> glovebox.broker.v1.SnapshotWindowResponse
+	28, // 79: glovebox.broker.v1.ComputerService.ListBrowsers:output_type -> glovebox.broker.v1.ListBrowsersResponse
+	30, // 80: glovebox.broker.v1.ComputerService.GetBrowser:output_type -> glovebox.broker.v1.GetBrowserResponse
+	32, // 81: glovebox.broker.v1.ComputerService.ListTabs:output_type -> glovebox.broker.v1.ListTabsResponse
+	34, // 82: glovebox.broker.v1.ComputerService.SnapshotTab:output_type -> glovebox.broker.v1.SnapshotTabResponse
+	36, // 83: glovebox.broker.v1.ComputerService.Extract:output_type -> glovebox.broker.v1.ExtractResponse
+	38, // 84: glovebox.broker.v1.ComputerService.CaptureTab:output_type -> glovebox.broker.v1.CaptureTabResponse
+	1,  // 85: glovebox.broker.v1.ComputerService.Observe:output_type -> glovebox.broker.v1.ObserveResponse
+	81, // 86: glovebox.broker.v1.ComputerService.ListClipboardTargets:output_type -> glovebox.broker.v1.ListClipboardTargetsResponse
+	82, // 87: glovebox.broker.v1.ComputerService.ReadClipboardData:output_type -> glovebox.broker.v1.ReadClipboardDataResponse
+	83, // 88: glovebox.broker.v1.ComputerService.WriteClipboardData:output_type -> glovebox.broker.v1.WriteClipboardDataResponse
+	67, // [67:89] is the sub-list for method output_type
+	45, // [45:67] is the sub-list for method input_type
 	45, // [45:45] is the sub-list for extension type_name
 	45, // [45:45] is the sub-list for extension extendee
 	0,  // [0:45] is the sub-list for field type_name
@@ -2673,6 +2688,7 @@ func file_glovebox_broker_v1_computer_proto_init() {
 	if File_glovebox_broker_v1_computer_proto != nil {
 		return
 	}
+	file_glovebox_broker_v1_clipboard_data_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -19,25 +19,28 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ComputerService_CaptureScreenshot_FullMethodName = "/glovebox.broker.v1.ComputerService/CaptureScreenshot"
-	ComputerService_GetCursorPosition_FullMethodName = "/glovebox.broker.v1.ComputerService/GetCursorPosition"
-	ComputerService_ListWindows_FullMethodName       = "/glovebox.broker.v1.ComputerService/ListWindows"
-	ComputerService_WatchScreen_FullMethodName       = "/glovebox.broker.v1.ComputerService/WatchScreen"
-	ComputerService_Act_FullMethodName               = "/glovebox.broker.v1.ComputerService/Act"
-	ComputerService_ActBatch_FullMethodName          = "/glovebox.broker.v1.ComputerService/ActBatch"
-	ComputerService_ReadClipboard_FullMethodName     = "/glovebox.broker.v1.ComputerService/ReadClipboard"
-	ComputerService_WriteClipboard_FullMethodName    = "/glovebox.broker.v1.ComputerService/WriteClipboard"
-	ComputerService_ListApps_FullMethodName          = "/glovebox.broker.v1.ComputerService/ListApps"
-	ComputerService_GetApp_FullMethodName            = "/glovebox.broker.v1.ComputerService/GetApp"
-	ComputerService_SnapshotApp_FullMethodName       = "/glovebox.broker.v1.ComputerService/SnapshotApp"
-	ComputerService_SnapshotWindow_FullMethodName    = "/glovebox.broker.v1.ComputerService/SnapshotWindow"
-	ComputerService_ListBrowsers_FullMethodName      = "/glovebox.broker.v1.ComputerService/ListBrowsers"
-	ComputerService_GetBrowser_FullMethodName        = "/glovebox.broker.v1.ComputerService/GetBrowser"
-	ComputerService_ListTabs_FullMethodName          = "/glovebox.broker.v1.ComputerService/ListTabs"
-	ComputerService_SnapshotTab_FullMethodName       = "/glovebox.broker.v1.ComputerService/SnapshotTab"
-	ComputerService_Extract_FullMethodName           = "/glovebox.broker.v1.ComputerService/Extract"
-	ComputerService_CaptureTab_FullMethodName        = "/glovebox.broker.v1.ComputerService/CaptureTab"
-	ComputerService_Observe_FullMethodName           = "/glovebox.broker.v1.ComputerService/Observe"
+	ComputerService_CaptureScreenshot_FullMethodName    = "/glovebox.broker.v1.ComputerService/CaptureScreenshot"
+	ComputerService_GetCursorPosition_FullMethodName    = "/glovebox.broker.v1.ComputerService/GetCursorPosition"
+	ComputerService_ListWindows_FullMethodName          = "/glovebox.broker.v1.ComputerService/ListWindows"
+	ComputerService_WatchScreen_FullMethodName          = "/glovebox.broker.v1.ComputerService/WatchScreen"
+	ComputerService_Act_FullMethodName                  = "/glovebox.broker.v1.ComputerService/Act"
+	ComputerService_ActBatch_FullMethodName             = "/glovebox.broker.v1.ComputerService/ActBatch"
+	ComputerService_ReadClipboard_FullMethodName        = "/glovebox.broker.v1.ComputerService/ReadClipboard"
+	ComputerService_WriteClipboard_FullMethodName       = "/glovebox.broker.v1.ComputerService/WriteClipboard"
+	ComputerService_ListApps_FullMethodName             = "/glovebox.broker.v1.ComputerService/ListApps"
+	ComputerService_GetApp_FullMethodName               = "/glovebox.broker.v1.ComputerService/GetApp"
+	ComputerService_SnapshotApp_FullMethodName          = "/glovebox.broker.v1.ComputerService/SnapshotApp"
+	ComputerService_SnapshotWindow_FullMethodName       = "/glovebox.broker.v1.ComputerService/SnapshotWindow"
+	ComputerService_ListBrowsers_FullMethodName         = "/glovebox.broker.v1.ComputerService/ListBrowsers"
+	ComputerService_GetBrowser_FullMethodName           = "/glovebox.broker.v1.ComputerService/GetBrowser"
+	ComputerService_ListTabs_FullMethodName             = "/glovebox.broker.v1.ComputerService/ListTabs"
+	ComputerService_SnapshotTab_FullMethodName          = "/glovebox.broker.v1.ComputerService/SnapshotTab"
+	ComputerService_Extract_FullMethodName              = "/glovebox.broker.v1.ComputerService/Extract"
+	ComputerService_CaptureTab_FullMethodName           = "/glovebox.broker.v1.ComputerService/CaptureTab"
+	ComputerService_Observe_FullMethodName              = "/glovebox.broker.v1.ComputerService/Observe"
+	ComputerService_ListClipboardTargets_FullMethodName = "/glovebox.broker.v1.ComputerService/ListClipboardTargets"
+	ComputerService_ReadClipboardData_FullMethodName    = "/glovebox.broker.v1.ComputerService/ReadClipboardData"
+	ComputerService_WriteClipboardData_FullMethodName   = "/glovebox.broker.v1.ComputerService/WriteClipboardData"
 )
 
 // ComputerServiceClient is the client API for ComputerService service.
@@ -106,6 +109,14 @@ type ComputerServiceClient interface {
 	// observe-only sessions; it never waits for the mutation queue). A request without a target takes the
 	// session's default (an app, a tab or a window; a display default observes the active window).
 	Observe(ctx context.Context, in *ObserveRequest, opts ...grpc.CallOption) (*ObserveResponse, error)
+	// ListClipboardTargets lists the targets the clipboard's owner offers (observation).
+	ListClipboardTargets(ctx context.Context, in *ListClipboardTargetsRequest, opts ...grpc.CallOption) (*ListClipboardTargetsResponse, error)
+	// ReadClipboardData reads the clipboard as image/png, image/jpeg or a file list (observation; the bytes
+	// are never audited, only their length).
+	ReadClipboardData(ctx context.Context, in *ReadClipboardDataRequest, opts ...grpc.CallOption) (*ReadClipboardDataResponse, error)
+	// WriteClipboardData writes an image or a file list to the clipboard (mutation; audited as type and
+	// length).
+	WriteClipboardData(ctx context.Context, in *WriteClipboardDataRequest, opts ...grpc.CallOption) (*WriteClipboardDataResponse, error)
 }
 
 type computerServiceClient struct {
@@ -315,6 +326,36 @@ func (c *computerServiceClient) Observe(ctx context.Context, in *ObserveRequest,
 	return out, nil
 }
 
+func (c *computerServiceClient) ListClipboardTargets(ctx context.Context, in *ListClipboardTargetsRequest, opts ...grpc.CallOption) (*ListClipboardTargetsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListClipboardTargetsResponse)
+	err := c.cc.Invoke(ctx, ComputerService_ListClipboardTargets_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computerServiceClient) ReadClipboardData(ctx context.Context, in *ReadClipboardDataRequest, opts ...grpc.CallOption) (*ReadClipboardDataResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReadClipboardDataResponse)
+	err := c.cc.Invoke(ctx, ComputerService_ReadClipboardData_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *computerServiceClient) WriteClipboardData(ctx context.Context, in *WriteClipboardDataRequest, opts ...grpc.CallOption) (*WriteClipboardDataResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WriteClipboardDataResponse)
+	err := c.cc.Invoke(ctx, ComputerService_WriteClipboardData_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ComputerServiceServer is the server API for ComputerService service.
 // All implementations must embed UnimplementedComputerServiceServer
 // for forward compatibility.
@@ -381,6 +422,14 @@ type ComputerServiceServer interface {
 	// observe-only sessions; it never waits for the mutation queue). A request without a target takes the
 	// session's default (an app, a tab or a window; a display default observes the active window).
 	Observe(context.Context, *ObserveRequest) (*ObserveResponse, error)
+	// ListClipboardTargets lists the targets the clipboard's owner offers (observation).
+	ListClipboardTargets(context.Context, *ListClipboardTargetsRequest) (*ListClipboardTargetsResponse, error)
+	// ReadClipboardData reads the clipboard as image/png, image/jpeg or a file list (observation; the bytes
+	// are never audited, only their length).
+	ReadClipboardData(context.Context, *ReadClipboardDataRequest) (*ReadClipboardDataResponse, error)
+	// WriteClipboardData writes an image or a file list to the clipboard (mutation; audited as type and
+	// length).
+	WriteClipboardData(context.Context, *WriteClipboardDataRequest) (*WriteClipboardDataResponse, error)
 	mustEmbedUnimplementedComputerServiceServer()
 }
 
@@ -447,6 +496,15 @@ func (UnimplementedComputerServiceServer) CaptureTab(context.Context, *CaptureTa
 }
 func (UnimplementedComputerServiceServer) Observe(context.Context, *ObserveRequest) (*ObserveResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Observe not implemented")
+}
+func (UnimplementedComputerServiceServer) ListClipboardTargets(context.Context, *ListClipboardTargetsRequest) (*ListClipboardTargetsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListClipboardTargets not implemented")
+}
+func (UnimplementedComputerServiceServer) ReadClipboardData(context.Context, *ReadClipboardDataRequest) (*ReadClipboardDataResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReadClipboardData not implemented")
+}
+func (UnimplementedComputerServiceServer) WriteClipboardData(context.Context, *WriteClipboardDataRequest) (*WriteClipboardDataResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method WriteClipboardData not implemented")
 }
 func (UnimplementedComputerServiceServer) mustEmbedUnimplementedComputerServiceServer() {}
 func (UnimplementedComputerServiceServer) testEmbeddedByValue()                         {}
@@ -804,6 +862,60 @@ func _ComputerService_Observe_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ComputerService_ListClipboardTargets_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListClipboardTargetsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).ListClipboardTargets(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_ListClipboardTargets_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).ListClipboardTargets(ctx, req.(*ListClipboardTargetsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ComputerService_ReadClipboardData_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReadClipboardDataRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).ReadClipboardData(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_ReadClipboardData_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).ReadClipboardData(ctx, req.(*ReadClipboardDataRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ComputerService_WriteClipboardData_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WriteClipboardDataRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).WriteClipboardData(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_WriteClipboardData_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).WriteClipboardData(ctx, req.(*WriteClipboardDataRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ComputerService_ServiceDesc is the grpc.ServiceDesc for ComputerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -882,6 +994,18 @@ var ComputerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Observe",
 			Handler:    _ComputerService_Observe_Handler,
+		},
+		{
+			MethodName: "ListClipboardTargets",
+			Handler:    _ComputerService_ListClipboardTargets_Handler,
+		},
+		{
+			MethodName: "ReadClipboardData",
+			Handler:    _ComputerService_ReadClipboardData_Handler,
+		},
+		{
+			MethodName: "WriteClipboardData",
+			Handler:    _ComputerService_WriteClipboardData_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

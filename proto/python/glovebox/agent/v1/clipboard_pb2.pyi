@@ -1,13 +1,50 @@
 from glovebox.agent.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 SELECTION_CLIPBOARD: Selection
 SELECTION_PRIMARY: Selection
 SELECTION_UNSPECIFIED: Selection
+
+class ListClipboardTargetsRequest(_message.Message):
+    __slots__ = ["selection"]
+    SELECTION_FIELD_NUMBER: _ClassVar[int]
+    selection: Selection
+    def __init__(self, selection: _Optional[_Union[Selection, str]] = ...) -> None: ...
+
+class ListClipboardTargetsResponse(_message.Message):
+    __slots__ = ["owned", "targets"]
+    OWNED_FIELD_NUMBER: _ClassVar[int]
+    TARGETS_FIELD_NUMBER: _ClassVar[int]
+    owned: bool
+    targets: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, targets: _Optional[_Iterable[str]] = ..., owned: bool = ...) -> None: ...
+
+class ReadClipboardDataRequest(_message.Message):
+    __slots__ = ["mime_type", "selection"]
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SELECTION_FIELD_NUMBER: _ClassVar[int]
+    mime_type: str
+    selection: Selection
+    def __init__(self, selection: _Optional[_Union[Selection, str]] = ..., mime_type: _Optional[str] = ...) -> None: ...
+
+class ReadClipboardDataResponse(_message.Message):
+    __slots__ = ["data", "length", "mime_type", "offered", "owned"]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    LENGTH_FIELD_NUMBER: _ClassVar[int]
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    OFFERED_FIELD_NUMBER: _ClassVar[int]
+    OWNED_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    length: int
+    mime_type: str
+    offered: bool
+    owned: bool
+    def __init__(self, data: _Optional[bytes] = ..., mime_type: _Optional[str] = ..., owned: bool = ..., offered: bool = ..., length: _Optional[int] = ...) -> None: ...
 
 class ReadClipboardRequest(_message.Message):
     __slots__ = ["selection"]
@@ -24,6 +61,24 @@ class ReadClipboardResponse(_message.Message):
     owned: bool
     text: str
     def __init__(self, text: _Optional[str] = ..., format: _Optional[str] = ..., owned: bool = ...) -> None: ...
+
+class WriteClipboardDataRequest(_message.Message):
+    __slots__ = ["data", "mime_type", "owner", "selection"]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    SELECTION_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    mime_type: str
+    owner: str
+    selection: Selection
+    def __init__(self, owner: _Optional[str] = ..., selection: _Optional[_Union[Selection, str]] = ..., mime_type: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
+
+class WriteClipboardDataResponse(_message.Message):
+    __slots__ = ["length"]
+    LENGTH_FIELD_NUMBER: _ClassVar[int]
+    length: int
+    def __init__(self, length: _Optional[int] = ...) -> None: ...
 
 class WriteClipboardRequest(_message.Message):
     __slots__ = ["owner", "selection", "text"]

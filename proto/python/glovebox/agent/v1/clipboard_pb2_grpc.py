@@ -6,7 +6,7 @@ from glovebox.agent.v1 import clipboard_pb2 as glovebox_dot_agent_dot_v1_dot_cli
 
 
 class ClipboardServiceStub(object):
-    """ClipboardService reads and writes X selections as text.
+    """ClipboardService reads and writes X selections: text, and images and file lists by MIME target.
     """
 
     def __init__(self, channel):
@@ -25,10 +25,25 @@ class ClipboardServiceStub(object):
                 request_serializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardRequest.SerializeToString,
                 response_deserializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardResponse.FromString,
                 )
+        self.ListClipboardTargets = channel.unary_unary(
+                '/glovebox.agent.v1.ClipboardService/ListClipboardTargets',
+                request_serializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.ListClipboardTargetsRequest.SerializeToString,
+                response_deserializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.ListClipboardTargetsResponse.FromString,
+                )
+        self.ReadClipboardData = channel.unary_unary(
+                '/glovebox.agent.v1.ClipboardService/ReadClipboardData',
+                request_serializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.ReadClipboardDataRequest.SerializeToString,
+                response_deserializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.ReadClipboardDataResponse.FromString,
+                )
+        self.WriteClipboardData = channel.unary_unary(
+                '/glovebox.agent.v1.ClipboardService/WriteClipboardData',
+                request_serializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardDataRequest.SerializeToString,
+                response_deserializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardDataResponse.FromString,
+                )
 
 
 class ClipboardServiceServicer(object):
-    """ClipboardService reads and writes X selections as text.
+    """ClipboardService reads and writes X selections: text, and images and file lists by MIME target.
     """
 
     def ReadClipboard(self, request, context):
@@ -49,6 +64,34 @@ class ClipboardServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListClipboardTargets(self, request, context):
+        """ListClipboardTargets returns the targets the selection's owner offers (its TARGETS list, at most 256
+        names, sorted). No owner is an empty answer with owned false. Errors: TIMEOUT as ReadClipboard.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReadClipboardData(self, request, context):
+        """ReadClipboardData converts the selection to one MIME target (image/png, image/jpeg, text/uri-list,
+        x-special/gnome-copied-files) and returns the bytes, following INCR. No owner, or an owner that does not
+        offer the target, is an empty answer (owned / offered say which). Errors: TIMEOUT (no answer within 5 s),
+        RESOURCE_EXHAUSTED (above 16 MiB).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WriteClipboardData(self, request, context):
+        """WriteClipboardData makes the agent the owner of the selection with data as one MIME target (image/png
+        and image/jpeg checked by their signature; text/uri-list is valid UTF-8 and is offered as text too),
+        served with TARGETS, TIMESTAMP and MULTIPLE, through INCR when large, until another client takes the
+        selection. At most 16 MiB. Errors: INVALID_ARGUMENT naming mime_type or data.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ClipboardServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -62,6 +105,21 @@ def add_ClipboardServiceServicer_to_server(servicer, server):
                     request_deserializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardRequest.FromString,
                     response_serializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardResponse.SerializeToString,
             ),
+            'ListClipboardTargets': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListClipboardTargets,
+                    request_deserializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.ListClipboardTargetsRequest.FromString,
+                    response_serializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.ListClipboardTargetsResponse.SerializeToString,
+            ),
+            'ReadClipboardData': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReadClipboardData,
+                    request_deserializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.ReadClipboardDataRequest.FromString,
+                    response_serializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.ReadClipboardDataResponse.SerializeToString,
+            ),
+            'WriteClipboardData': grpc.unary_unary_rpc_method_handler(
+                    servicer.WriteClipboardData,
+                    request_deserializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardDataRequest.FromString,
+                    response_serializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardDataResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'glovebox.agent.v1.ClipboardService', rpc_method_handlers)
@@ -70,7 +128,7 @@ def add_ClipboardServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class ClipboardService(object):
-    """ClipboardService reads and writes X selections as text.
+    """ClipboardService reads and writes X selections: text, and images and file lists by MIME target.
     """
 
     @staticmethod
@@ -104,5 +162,56 @@ class ClipboardService(object):
         return grpc.experimental.unary_unary(request, target, '/glovebox.agent.v1.ClipboardService/WriteClipboard',
             glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardRequest.SerializeToString,
             glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListClipboardTargets(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.agent.v1.ClipboardService/ListClipboardTargets',
+            glovebox_dot_agent_dot_v1_dot_clipboard__pb2.ListClipboardTargetsRequest.SerializeToString,
+            glovebox_dot_agent_dot_v1_dot_clipboard__pb2.ListClipboardTargetsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ReadClipboardData(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.agent.v1.ClipboardService/ReadClipboardData',
+            glovebox_dot_agent_dot_v1_dot_clipboard__pb2.ReadClipboardDataRequest.SerializeToString,
+            glovebox_dot_agent_dot_v1_dot_clipboard__pb2.ReadClipboardDataResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def WriteClipboardData(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.agent.v1.ClipboardService/WriteClipboardData',
+            glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardDataRequest.SerializeToString,
+            glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardDataResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

@@ -4,6 +4,7 @@ from glovebox.agent.v1 import browser_pb2 as _browser_pb2
 from glovebox.agent.v1 import clipboard_pb2 as _clipboard_pb2
 from glovebox.agent.v1 import common_pb2 as _common_pb2
 from glovebox.agent.v1 import observe_pb2 as _observe_pb2
+from glovebox.broker.v1 import clipboard_data_pb2 as _clipboard_data_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union

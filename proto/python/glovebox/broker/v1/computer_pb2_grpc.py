@@ -2,6 +2,7 @@
 """Client and server classes corresponding to protobuf-defined services."""
 import grpc
 
+from glovebox.broker.v1 import clipboard_data_pb2 as glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2
 from glovebox.broker.v1 import computer_pb2 as glovebox_dot_broker_dot_v1_dot_computer__pb2
 
 
@@ -117,6 +118,21 @@ class ComputerServiceStub(object):
                 '/glovebox.broker.v1.ComputerService/Observe',
                 request_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ObserveRequest.SerializeToString,
                 response_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ObserveResponse.FromString,
+                )
+        self.ListClipboardTargets = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/ListClipboardTargets',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.ListClipboardTargetsRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.ListClipboardTargetsResponse.FromString,
+                )
+        self.ReadClipboardData = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/ReadClipboardData',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.ReadClipboardDataRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.ReadClipboardDataResponse.FromString,
+                )
+        self.WriteClipboardData = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/WriteClipboardData',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.WriteClipboardDataRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.WriteClipboardDataResponse.FromString,
                 )
 
 
@@ -279,6 +295,29 @@ class ComputerServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListClipboardTargets(self, request, context):
+        """ListClipboardTargets lists the targets the clipboard's owner offers (observation).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReadClipboardData(self, request, context):
+        """ReadClipboardData reads the clipboard as image/png, image/jpeg or a file list (observation; the bytes
+        are never audited, only their length).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WriteClipboardData(self, request, context):
+        """WriteClipboardData writes an image or a file list to the clipboard (mutation; audited as type and
+        length).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ComputerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -376,6 +415,21 @@ def add_ComputerServiceServicer_to_server(servicer, server):
                     servicer.Observe,
                     request_deserializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ObserveRequest.FromString,
                     response_serializer=glovebox_dot_broker_dot_v1_dot_computer__pb2.ObserveResponse.SerializeToString,
+            ),
+            'ListClipboardTargets': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListClipboardTargets,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.ListClipboardTargetsRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.ListClipboardTargetsResponse.SerializeToString,
+            ),
+            'ReadClipboardData': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReadClipboardData,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.ReadClipboardDataRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.ReadClipboardDataResponse.SerializeToString,
+            ),
+            'WriteClipboardData': grpc.unary_unary_rpc_method_handler(
+                    servicer.WriteClipboardData,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.WriteClipboardDataRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.WriteClipboardDataResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -716,5 +770,56 @@ class ComputerService(object):
         return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/Observe',
             glovebox_dot_broker_dot_v1_dot_computer__pb2.ObserveRequest.SerializeToString,
             glovebox_dot_broker_dot_v1_dot_computer__pb2.ObserveResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListClipboardTargets(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/ListClipboardTargets',
+            glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.ListClipboardTargetsRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.ListClipboardTargetsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ReadClipboardData(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/ReadClipboardData',
+            glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.ReadClipboardDataRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.ReadClipboardDataResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def WriteClipboardData(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/WriteClipboardData',
+            glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.WriteClipboardDataRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.WriteClipboardDataResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
