@@ -90,3 +90,24 @@ func WriteClipboardData(r *agentv1.WriteClipboardDataRequest) error {
 	}
 	return v.Err()
 }
+
+// MaxPasteWaitMs bounds PasteTextRequest.wait_ms.
+const MaxPasteWaitMs = 10000
+
+// PasteText checks r and returns a *errdefs.BadRequest naming each bad field, or nil.
+func PasteText(r *agentv1.PasteTextRequest) error {
+	var v errdefs.Violations
+	id(&v, "owner", r.GetOwner(), false)
+	switch t := r.GetText(); {
+	case t == "":
+		v.Addf("text", "required")
+	case len(t) > MaxClipboardBytes:
+		v.Addf("text", "must be at most %d bytes, got %d", MaxClipboardBytes, len(t))
+	case !utf8.ValidString(t):
+		v.Addf("text", "invalid UTF-8 at byte %d", invalidAt(t))
+	}
+	if w := r.GetWaitMs(); w > MaxPasteWaitMs {
+		v.Addf("wait_ms", "must be 0..%d, got %d", MaxPasteWaitMs, w)
+	}
+	return v.Err()
+}

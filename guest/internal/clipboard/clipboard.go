@@ -66,6 +66,8 @@ type Clipboard struct {
 	lastTime xproto.Timestamp
 
 	transfers map[transferKey]*transfer // INCR sends in progress; event goroutine only
+	// served counts the content requests answered for offers a paste watches (guarded by mu).
+	served map[*offer]int
 
 	events    *queue
 	loopDone  chan struct{}
@@ -102,6 +104,7 @@ func Open(display string, log *slog.Logger) (*Clipboard, error) {
 		log:       log,
 		offers:    map[xproto.Atom]*offer{},
 		transfers: map[transferKey]*transfer{},
+		served:    map[*offer]int{},
 		atomByID:  map[xproto.Atom]string{},
 		idByName:  map[string]xproto.Atom{},
 		events:    newQueue(),

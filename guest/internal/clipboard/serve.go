@@ -128,18 +128,18 @@ func (c *Clipboard) convert(o *offer, w xproto.Window, target, prop xproto.Atom)
 			return false
 		}
 		// TEXT lets the owner choose the encoding; UTF8_STRING loses nothing.
-		c.put(w, prop, c.atoms.utf8, o.text)
+		c.put(o, w, prop, c.atoms.utf8, o.text)
 	case xproto.AtomString:
 		if !o.hasText || o.latin1 == nil {
 			return false
 		}
-		c.put(w, prop, xproto.AtomString, o.latin1)
+		c.put(o, w, prop, xproto.AtomString, o.latin1)
 	default:
 		data, ok := o.extra[target]
 		if !ok {
 			return false
 		}
-		c.put(w, prop, target, data)
+		c.put(o, w, prop, target, data)
 	}
 	return true
 }
@@ -163,8 +163,10 @@ func (c *Clipboard) serveMultiple(o *offer, w xproto.Window, prop xproto.Atom) b
 	return true
 }
 
-// put writes data to the requestor's property, or starts an INCR transfer when it does not fit one request.
-func (c *Clipboard) put(w xproto.Window, prop, typ xproto.Atom, data []byte) {
+// put writes data of o to the requestor's property, or starts an INCR transfer when it does not fit one
+// request; either way the content was asked for (a paste waits for that).
+func (c *Clipboard) put(o *offer, w xproto.Window, prop, typ xproto.Atom, data []byte) {
+	c.noteServed(o)
 	if len(data) <= c.chunk {
 		xproto.ChangeProperty(c.conn, xproto.PropModeReplace, w, prop, typ, 8, uint32(len(data)), data)
 		return
@@ -176,7 +178,7 @@ func (c *Clipboard) put(w xproto.Window, prop, typ xproto.Atom, data []byte) {
 		xproto.ChangeWindowAttributes(c.conn, w, xproto.CwEventMask,
 			[]uint32{xproto.EventMaskPropertyChange | xproto.EventMaskStructureNotify})
 	}
-	c.transfers[key] = &transfer{typ: typ, data: data, last: time.Now()}
+	c.transfers[key] = &transfer{typ: typ, data: data, last: time.Now(), offer: o}
 	size := binary.LittleEndian.AppendUint32(nil, uint32(len(data)))
 	xproto.ChangeProperty(c.conn, xproto.PropModeReplace, w, prop, c.atoms.incr, 32, 1, size)
 	c.log.Debug("clipboard: INCR transfer started", "requestor", uint32(w), "bytes", len(data))
@@ -190,10 +192,11 @@ type transferKey struct {
 
 // transfer is an INCR send in progress; it is owned by the event goroutine.
 type transfer struct {
-	typ  xproto.Atom
-	data []byte
-	off  int
-	last time.Time
+	offer *offer
+	typ   xproto.Atom
+	data  []byte
+	off   int
+	last  time.Time
 }
 
 // step sends the next INCR chunk after the requestor deleted the property; the zero-length chunk ends it.

@@ -27,7 +27,6 @@ const (
 type actService struct {
 	agentv1.UnimplementedActServiceServer
 	s       *Services
-	queue   fifo
 	seen    *requestLog[*agentv1.ActResponse]
 	batches *requestLog[*agentv1.ActBatchResponse]
 }
@@ -92,10 +91,10 @@ func (a *actService) check(r *agentv1.ActRequest, be *Backends) (*plan, error) {
 func (a *actService) act(ctx context.Context, r *agentv1.ActRequest, p *plan, start, validated time.Time) (*agentv1.ActResponse, bool, error) {
 	// wait and wait_for are observations: they change nothing, so they never hold up other mutations.
 	if !p.wait {
-		if err := a.queue.lock(ctx); err != nil {
+		if err := a.s.inputQueue.lock(ctx); err != nil {
 			return nil, false, fmt.Errorf("queued: %w: %w", errdefs.ErrInterrupted, err)
 		}
-		defer a.queue.unlock()
+		defer a.s.inputQueue.unlock()
 	}
 	return a.run(ctx, r, p, start, validated)
 }

@@ -59,10 +59,10 @@ func (a *actService) ActBatch(ctx context.Context, r *agentv1.ActBatchRequest) (
 // batch runs the checked actions in the queue, stopping at the first failure. dispatched says whether input
 // may have been sent.
 func (a *actService) batch(ctx context.Context, r *agentv1.ActBatchRequest, plans []*plan, start, validated time.Time) (*agentv1.ActBatchResponse, bool, error) {
-	if err := a.queue.lock(ctx); err != nil {
+	if err := a.s.inputQueue.lock(ctx); err != nil {
 		return nil, false, fmt.Errorf("queued: %w: %w", errdefs.ErrInterrupted, err)
 	}
-	defer a.queue.unlock()
+	defer a.s.inputQueue.unlock()
 	out := &agentv1.ActBatchResponse{}
 	dispatched := false
 	for i, item := range r.GetActions() {

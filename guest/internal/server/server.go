@@ -66,6 +66,8 @@ type Services struct {
 	opts     Options
 	backends atomic.Pointer[Backends]
 	log      *slog.Logger
+	// inputQueue serializes everything that sends input (Act, PasteText) in arrival order: one input device.
+	inputQueue fifo
 }
 
 // New returns the services over the given backends.

@@ -27,6 +27,7 @@ var textFields = map[protoreflect.FullName]bool{
 	"glovebox.agent.v1.Fill.text":                  true,
 	"glovebox.agent.v1.PageType.text":              true,
 	"glovebox.agent.v1.Paste.text":                 true,
+	"glovebox.agent.v1.PasteTextRequest.text":      true,
 	"glovebox.agent.v1.Paste.html":                 true,
 	"glovebox.agent.v1.SetValue.value":             true,
 	"glovebox.agent.v1.ActResponse.value":          true,

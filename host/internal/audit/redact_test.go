@@ -32,6 +32,7 @@ func TestRedactTextFields(t *testing.T) {
 		"glovebox.agent.v1.PageType.text",
 		"glovebox.agent.v1.Paste.html",
 		"glovebox.agent.v1.Paste.text",
+		"glovebox.agent.v1.PasteTextRequest.text",
 		"glovebox.agent.v1.ReadClipboardResponse.text",
 		"glovebox.agent.v1.ReadFileResponse.sha256",
 		"glovebox.agent.v1.SetValue.value",

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -104,4 +105,59 @@ func (b *Broker) WriteClipboardData(ctx context.Context, r *brokerv1.WriteClipbo
 		return nil, err
 	}
 	return &brokerv1.WriteClipboardDataResponse{Response: resp, AuditSeq: seq}, nil
+}
+
+// RPCPasteText is the paste's full method name, as recorded in the audit log.
+const RPCPasteText = "/glovebox.broker.v1.ComputerService/PasteText"
+
+// PasteText pastes text into a window (a mutation in the guest's input queue). r.confirm lets text that
+// looks like a secret through the policy gate. The window falls back to the session's default window.
+func (b *Broker) PasteText(ctx context.Context, r *brokerv1.PasteTextRequest) (*brokerv1.PasteTextResponse, error) {
+	cl, err := b.begin(ctx, RPCPasteText, r.GetSessionId())
+	if err != nil {
+		return nil, err
+	}
+	pr := &agentv1.PasteTextRequest{}
+	if r.GetRequest() != nil {
+		pr = proto.CloneOf(r.GetRequest())
+	}
+	bad := ownerViolation(pr.GetOwner(), cl.s.id)
+	pr.Owner = cl.s.id
+	cl.args = pr
+	if r.GetConfirm() {
+		cl.extraArgs = map[string]*structpb.Value{"confirm": structpb.NewBoolValue(true)}
+	}
+	if err := checkRequest(validate.PasteText(pr), bad...); err != nil {
+		return nil, b.refuse(ctx, cl, err)
+	}
+	var gate error
+	if !r.GetConfirm() {
+		gate = b.gates.CheckText("request.text", pr.GetText())
+	}
+	var resp *agentv1.PasteTextResponse
+	seq, err := b.mutate(ctx, cl, mutation{
+		gate: gate,
+		freeze: func() error {
+			var t *agentv1.Target
+			if id := pr.GetWindowId(); id != 0 {
+				t = &agentv1.Target{Kind: &agentv1.Target_Window{Window: &agentv1.WindowTarget{WindowId: id}}}
+			}
+			t, err := b.freeze(cl, t, true)
+			pr.WindowId = t.GetWindow().GetWindowId()
+			return err
+		},
+		extra: time.Duration(max(pr.GetWaitMs(), 2000)) * time.Millisecond,
+		send: func(ctx context.Context, c guestClients) error {
+			var err error
+			resp, err = c.Clipboard.PasteText(ctx, pr)
+			if err == nil && cl.target.GetWindowId() == 0 {
+				cl.target.WindowId = resp.GetWindowId()
+			}
+			return err
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &brokerv1.PasteTextResponse{Response: resp, Target: cl.target, AuditSeq: seq}, nil
 }

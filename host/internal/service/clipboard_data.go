@@ -20,3 +20,8 @@ func (s *Computer) ReadClipboardData(ctx context.Context, r *brokerv1.ReadClipbo
 func (s *Computer) WriteClipboardData(ctx context.Context, r *brokerv1.WriteClipboardDataRequest) (*brokerv1.WriteClipboardDataResponse, error) {
 	return s.b.WriteClipboardData(ctx, r)
 }
+
+// PasteText pastes text into a window.
+func (s *Computer) PasteText(ctx context.Context, r *brokerv1.PasteTextRequest) (*brokerv1.PasteTextResponse, error) {
+	return s.b.PasteText(ctx, r)
+}

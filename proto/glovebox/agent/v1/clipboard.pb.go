@@ -21,6 +21,62 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ClipboardRestore is what became of the clipboard's earlier contents after a paste.
+type ClipboardRestore int32
+
+const (
+	ClipboardRestore_CLIPBOARD_RESTORE_UNSPECIFIED ClipboardRestore = 0
+	// The saved contents are back (an empty clipboard is empty again).
+	ClipboardRestore_CLIPBOARD_RESTORE_RESTORED ClipboardRestore = 1
+	// Another client took the clipboard during the paste; it was left as that client set it.
+	ClipboardRestore_CLIPBOARD_RESTORE_KEPT ClipboardRestore = 2
+	// Restored, but the owner offered targets that could not be saved (lost_targets).
+	ClipboardRestore_CLIPBOARD_RESTORE_PARTIAL ClipboardRestore = 3
+)
+
+// Enum value maps for ClipboardRestore.
+var (
+	ClipboardRestore_name = map[int32]string{
+		0: "CLIPBOARD_RESTORE_UNSPECIFIED",
+		1: "CLIPBOARD_RESTORE_RESTORED",
+		2: "CLIPBOARD_RESTORE_KEPT",
+		3: "CLIPBOARD_RESTORE_PARTIAL",
+	}
+	ClipboardRestore_value = map[string]int32{
+		"CLIPBOARD_RESTORE_UNSPECIFIED": 0,
+		"CLIPBOARD_RESTORE_RESTORED":    1,
+		"CLIPBOARD_RESTORE_KEPT":        2,
+		"CLIPBOARD_RESTORE_PARTIAL":     3,
+	}
+)
+
+func (x ClipboardRestore) Enum() *ClipboardRestore {
+	p := new(ClipboardRestore)
+	*p = x
+	return p
+}
+
+func (x ClipboardRestore) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ClipboardRestore) Descriptor() protoreflect.EnumDescriptor {
+	return file_glovebox_agent_v1_clipboard_proto_enumTypes[0].Descriptor()
+}
+
+func (ClipboardRestore) Type() protoreflect.EnumType {
+	return &file_glovebox_agent_v1_clipboard_proto_enumTypes[0]
+}
+
+func (x ClipboardRestore) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ClipboardRestore.Descriptor instead.
+func (ClipboardRestore) EnumDescriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{0}
+}
+
 // Selection is an X selection.
 type Selection int32
 
@@ -57,11 +113,11 @@ func (x Selection) String() string {
 }
 
 func (Selection) Descriptor() protoreflect.EnumDescriptor {
-	return file_glovebox_agent_v1_clipboard_proto_enumTypes[0].Descriptor()
+	return file_glovebox_agent_v1_clipboard_proto_enumTypes[1].Descriptor()
 }
 
 func (Selection) Type() protoreflect.EnumType {
-	return &file_glovebox_agent_v1_clipboard_proto_enumTypes[0]
+	return &file_glovebox_agent_v1_clipboard_proto_enumTypes[1]
 }
 
 func (x Selection) Number() protoreflect.EnumNumber {
@@ -70,7 +126,162 @@ func (x Selection) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Selection.Descriptor instead.
 func (Selection) EnumDescriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{1}
+}
+
+// PasteTextRequest says what to paste where.
+type PasteTextRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who asks (the broker passes its session id).
+	Owner string `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	// 1..16777216 bytes of UTF-8. Never logged; audited as length and keyed hash.
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// The window to focus first; 0 pastes into the focused window.
+	WindowId uint32 `protobuf:"varint,3,opt,name=window_id,json=windowId,proto3" json:"window_id,omitempty"`
+	// How long to wait for the application to ask for the text before restoring, 0..10000 ms (0 = 2000).
+	WaitMs        uint32 `protobuf:"varint,4,opt,name=wait_ms,json=waitMs,proto3" json:"wait_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PasteTextRequest) Reset() {
+	*x = PasteTextRequest{}
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PasteTextRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PasteTextRequest) ProtoMessage() {}
+
+func (x *PasteTextRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PasteTextRequest.ProtoReflect.Descriptor instead.
+func (*PasteTextRequest) Descriptor() ([]byte, []int) {
 	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *PasteTextRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *PasteTextRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *PasteTextRequest) GetWindowId() uint32 {
+	if x != nil {
+		return x.WindowId
+	}
+	return 0
+}
+
+func (x *PasteTextRequest) GetWaitMs() uint32 {
+	if x != nil {
+		return x.WaitMs
+	}
+	return 0
+}
+
+// PasteTextResponse says what happened.
+type PasteTextResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whether the application asked for the text within wait_ms.
+	Requested bool `protobuf:"varint,1,opt,name=requested,proto3" json:"requested,omitempty"`
+	// What became of the earlier contents.
+	Restore ClipboardRestore `protobuf:"varint,2,opt,name=restore,proto3,enum=glovebox.agent.v1.ClipboardRestore" json:"restore,omitempty"`
+	// The window that had the focus when ctrl+v was pressed.
+	WindowId uint32 `protobuf:"varint,3,opt,name=window_id,json=windowId,proto3" json:"window_id,omitempty"`
+	// Targets of the earlier owner that were not saved (PARTIAL). Untrusted: chosen by the owner.
+	LostTargets []string `protobuf:"bytes,4,rep,name=lost_targets,json=lostTargets,proto3" json:"lost_targets,omitempty"`
+	// Bytes of UTF-8 pasted.
+	Length        int64 `protobuf:"varint,5,opt,name=length,proto3" json:"length,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PasteTextResponse) Reset() {
+	*x = PasteTextResponse{}
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PasteTextResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PasteTextResponse) ProtoMessage() {}
+
+func (x *PasteTextResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PasteTextResponse.ProtoReflect.Descriptor instead.
+func (*PasteTextResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *PasteTextResponse) GetRequested() bool {
+	if x != nil {
+		return x.Requested
+	}
+	return false
+}
+
+func (x *PasteTextResponse) GetRestore() ClipboardRestore {
+	if x != nil {
+		return x.Restore
+	}
+	return ClipboardRestore_CLIPBOARD_RESTORE_UNSPECIFIED
+}
+
+func (x *PasteTextResponse) GetWindowId() uint32 {
+	if x != nil {
+		return x.WindowId
+	}
+	return 0
+}
+
+func (x *PasteTextResponse) GetLostTargets() []string {
+	if x != nil {
+		return x.LostTargets
+	}
+	return nil
+}
+
+func (x *PasteTextResponse) GetLength() int64 {
+	if x != nil {
+		return x.Length
+	}
+	return 0
 }
 
 // ListClipboardTargetsRequest names the selection.
@@ -84,7 +295,7 @@ type ListClipboardTargetsRequest struct {
 
 func (x *ListClipboardTargetsRequest) Reset() {
 	*x = ListClipboardTargetsRequest{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[0]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -96,7 +307,7 @@ func (x *ListClipboardTargetsRequest) String() string {
 func (*ListClipboardTargetsRequest) ProtoMessage() {}
 
 func (x *ListClipboardTargetsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[0]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -109,7 +320,7 @@ func (x *ListClipboardTargetsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListClipboardTargetsRequest.ProtoReflect.Descriptor instead.
 func (*ListClipboardTargetsRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{0}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ListClipboardTargetsRequest) GetSelection() Selection {
@@ -132,7 +343,7 @@ type ListClipboardTargetsResponse struct {
 
 func (x *ListClipboardTargetsResponse) Reset() {
 	*x = ListClipboardTargetsResponse{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[1]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -144,7 +355,7 @@ func (x *ListClipboardTargetsResponse) String() string {
 func (*ListClipboardTargetsResponse) ProtoMessage() {}
 
 func (x *ListClipboardTargetsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[1]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -157,7 +368,7 @@ func (x *ListClipboardTargetsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListClipboardTargetsResponse.ProtoReflect.Descriptor instead.
 func (*ListClipboardTargetsResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{1}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListClipboardTargetsResponse) GetTargets() []string {
@@ -187,7 +398,7 @@ type ReadClipboardDataRequest struct {
 
 func (x *ReadClipboardDataRequest) Reset() {
 	*x = ReadClipboardDataRequest{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[2]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -199,7 +410,7 @@ func (x *ReadClipboardDataRequest) String() string {
 func (*ReadClipboardDataRequest) ProtoMessage() {}
 
 func (x *ReadClipboardDataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[2]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -212,7 +423,7 @@ func (x *ReadClipboardDataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadClipboardDataRequest.ProtoReflect.Descriptor instead.
 func (*ReadClipboardDataRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{2}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ReadClipboardDataRequest) GetSelection() Selection {
@@ -247,7 +458,7 @@ type ReadClipboardDataResponse struct {
 
 func (x *ReadClipboardDataResponse) Reset() {
 	*x = ReadClipboardDataResponse{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[3]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -259,7 +470,7 @@ func (x *ReadClipboardDataResponse) String() string {
 func (*ReadClipboardDataResponse) ProtoMessage() {}
 
 func (x *ReadClipboardDataResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[3]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -272,7 +483,7 @@ func (x *ReadClipboardDataResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadClipboardDataResponse.ProtoReflect.Descriptor instead.
 func (*ReadClipboardDataResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{3}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ReadClipboardDataResponse) GetData() []byte {
@@ -327,7 +538,7 @@ type WriteClipboardDataRequest struct {
 
 func (x *WriteClipboardDataRequest) Reset() {
 	*x = WriteClipboardDataRequest{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[4]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -339,7 +550,7 @@ func (x *WriteClipboardDataRequest) String() string {
 func (*WriteClipboardDataRequest) ProtoMessage() {}
 
 func (x *WriteClipboardDataRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[4]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -352,7 +563,7 @@ func (x *WriteClipboardDataRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteClipboardDataRequest.ProtoReflect.Descriptor instead.
 func (*WriteClipboardDataRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{4}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *WriteClipboardDataRequest) GetOwner() string {
@@ -394,7 +605,7 @@ type WriteClipboardDataResponse struct {
 
 func (x *WriteClipboardDataResponse) Reset() {
 	*x = WriteClipboardDataResponse{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[5]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -406,7 +617,7 @@ func (x *WriteClipboardDataResponse) String() string {
 func (*WriteClipboardDataResponse) ProtoMessage() {}
 
 func (x *WriteClipboardDataResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[5]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -419,7 +630,7 @@ func (x *WriteClipboardDataResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteClipboardDataResponse.ProtoReflect.Descriptor instead.
 func (*WriteClipboardDataResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{5}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *WriteClipboardDataResponse) GetLength() int64 {
@@ -440,7 +651,7 @@ type ReadClipboardRequest struct {
 
 func (x *ReadClipboardRequest) Reset() {
 	*x = ReadClipboardRequest{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[6]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -452,7 +663,7 @@ func (x *ReadClipboardRequest) String() string {
 func (*ReadClipboardRequest) ProtoMessage() {}
 
 func (x *ReadClipboardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[6]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -465,7 +676,7 @@ func (x *ReadClipboardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadClipboardRequest.ProtoReflect.Descriptor instead.
 func (*ReadClipboardRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{6}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ReadClipboardRequest) GetSelection() Selection {
@@ -491,7 +702,7 @@ type ReadClipboardResponse struct {
 
 func (x *ReadClipboardResponse) Reset() {
 	*x = ReadClipboardResponse{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[7]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -503,7 +714,7 @@ func (x *ReadClipboardResponse) String() string {
 func (*ReadClipboardResponse) ProtoMessage() {}
 
 func (x *ReadClipboardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[7]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -516,7 +727,7 @@ func (x *ReadClipboardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadClipboardResponse.ProtoReflect.Descriptor instead.
 func (*ReadClipboardResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{7}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ReadClipboardResponse) GetText() string {
@@ -555,7 +766,7 @@ type WriteClipboardRequest struct {
 
 func (x *WriteClipboardRequest) Reset() {
 	*x = WriteClipboardRequest{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[8]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -567,7 +778,7 @@ func (x *WriteClipboardRequest) String() string {
 func (*WriteClipboardRequest) ProtoMessage() {}
 
 func (x *WriteClipboardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[8]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -580,7 +791,7 @@ func (x *WriteClipboardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteClipboardRequest.ProtoReflect.Descriptor instead.
 func (*WriteClipboardRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{8}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *WriteClipboardRequest) GetOwner() string {
@@ -621,7 +832,7 @@ type WriteClipboardResponse struct {
 
 func (x *WriteClipboardResponse) Reset() {
 	*x = WriteClipboardResponse{}
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[9]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -633,7 +844,7 @@ func (x *WriteClipboardResponse) String() string {
 func (*WriteClipboardResponse) ProtoMessage() {}
 
 func (x *WriteClipboardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[9]
+	mi := &file_glovebox_agent_v1_clipboard_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -646,7 +857,7 @@ func (x *WriteClipboardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WriteClipboardResponse.ProtoReflect.Descriptor instead.
 func (*WriteClipboardResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{9}
+	return file_glovebox_agent_v1_clipboard_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *WriteClipboardResponse) GetLength() int64 {
@@ -681,7 +892,18 @@ var File_glovebox_agent_v1_clipboard_proto protoreflect.FileDescriptor
 
 const file_glovebox_agent_v1_clipboard_proto_rawDesc = "" +
 	"\n" +
-	"!glovebox/agent/v1/clipboard.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"Y\n" +
+	"!glovebox/agent/v1/clipboard.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"r\n" +
+	"\x10PasteTextRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1b\n" +
+	"\twindow_id\x18\x03 \x01(\rR\bwindowId\x12\x17\n" +
+	"\await_ms\x18\x04 \x01(\rR\x06waitMs\"\xc8\x01\n" +
+	"\x11PasteTextResponse\x12\x1c\n" +
+	"\trequested\x18\x01 \x01(\bR\trequested\x12=\n" +
+	"\arestore\x18\x02 \x01(\x0e2#.glovebox.agent.v1.ClipboardRestoreR\arestore\x12\x1b\n" +
+	"\twindow_id\x18\x03 \x01(\rR\bwindowId\x12!\n" +
+	"\flost_targets\x18\x04 \x03(\tR\vlostTargets\x12\x16\n" +
+	"\x06length\x18\x05 \x01(\x03R\x06length\"Y\n" +
 	"\x1bListClipboardTargetsRequest\x12:\n" +
 	"\tselection\x18\x01 \x01(\x0e2\x1c.glovebox.agent.v1.SelectionR\tselection\"N\n" +
 	"\x1cListClipboardTargetsResponse\x12\x18\n" +
@@ -717,17 +939,23 @@ const file_glovebox_agent_v1_clipboard_proto_rawDesc = "" +
 	"\x06length\x18\x01 \x01(\x03R\x06length\x121\n" +
 	"\x06effect\x18\x02 \x01(\x0e2\x19.glovebox.agent.v1.EffectR\x06effect\x127\n" +
 	"\x06target\x18\x03 \x01(\v2\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x121\n" +
-	"\x06timing\x18\x04 \x01(\v2\x19.glovebox.agent.v1.TimingR\x06timing*V\n" +
+	"\x06timing\x18\x04 \x01(\v2\x19.glovebox.agent.v1.TimingR\x06timing*\x90\x01\n" +
+	"\x10ClipboardRestore\x12!\n" +
+	"\x1dCLIPBOARD_RESTORE_UNSPECIFIED\x10\x00\x12\x1e\n" +
+	"\x1aCLIPBOARD_RESTORE_RESTORED\x10\x01\x12\x1a\n" +
+	"\x16CLIPBOARD_RESTORE_KEPT\x10\x02\x12\x1d\n" +
+	"\x19CLIPBOARD_RESTORE_PARTIAL\x10\x03*V\n" +
 	"\tSelection\x12\x19\n" +
 	"\x15SELECTION_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13SELECTION_CLIPBOARD\x10\x01\x12\x15\n" +
-	"\x11SELECTION_PRIMARY\x10\x022\xb9\x04\n" +
+	"\x11SELECTION_PRIMARY\x10\x022\x91\x05\n" +
 	"\x10ClipboardService\x12b\n" +
 	"\rReadClipboard\x12'.glovebox.agent.v1.ReadClipboardRequest\x1a(.glovebox.agent.v1.ReadClipboardResponse\x12e\n" +
 	"\x0eWriteClipboard\x12(.glovebox.agent.v1.WriteClipboardRequest\x1a).glovebox.agent.v1.WriteClipboardResponse\x12w\n" +
 	"\x14ListClipboardTargets\x12..glovebox.agent.v1.ListClipboardTargetsRequest\x1a/.glovebox.agent.v1.ListClipboardTargetsResponse\x12n\n" +
 	"\x11ReadClipboardData\x12+.glovebox.agent.v1.ReadClipboardDataRequest\x1a,.glovebox.agent.v1.ReadClipboardDataResponse\x12q\n" +
-	"\x12WriteClipboardData\x12,.glovebox.agent.v1.WriteClipboardDataRequest\x1a-.glovebox.agent.v1.WriteClipboardDataResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3"
+	"\x12WriteClipboardData\x12,.glovebox.agent.v1.WriteClipboardDataRequest\x1a-.glovebox.agent.v1.WriteClipboardDataResponse\x12V\n" +
+	"\tPasteText\x12#.glovebox.agent.v1.PasteTextRequest\x1a$.glovebox.agent.v1.PasteTextResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3"
 
 var (
 	file_glovebox_agent_v1_clipboard_proto_rawDescOnce sync.Once
@@ -741,48 +969,54 @@ func file_glovebox_agent_v1_clipboard_proto_rawDescGZIP() []byte {
 	return file_glovebox_agent_v1_clipboard_proto_rawDescData
 }
 
-var file_glovebox_agent_v1_clipboard_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_glovebox_agent_v1_clipboard_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_glovebox_agent_v1_clipboard_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_glovebox_agent_v1_clipboard_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_glovebox_agent_v1_clipboard_proto_goTypes = []any{
-	(Selection)(0),                       // 0: glovebox.agent.v1.Selection
-	(*ListClipboardTargetsRequest)(nil),  // 1: glovebox.agent.v1.ListClipboardTargetsRequest
-	(*ListClipboardTargetsResponse)(nil), // 2: glovebox.agent.v1.ListClipboardTargetsResponse
-	(*ReadClipboardDataRequest)(nil),     // 3: glovebox.agent.v1.ReadClipboardDataRequest
-	(*ReadClipboardDataResponse)(nil),    // 4: glovebox.agent.v1.ReadClipboardDataResponse
-	(*WriteClipboardDataRequest)(nil),    // 5: glovebox.agent.v1.WriteClipboardDataRequest
-	(*WriteClipboardDataResponse)(nil),   // 6: glovebox.agent.v1.WriteClipboardDataResponse
-	(*ReadClipboardRequest)(nil),         // 7: glovebox.agent.v1.ReadClipboardRequest
-	(*ReadClipboardResponse)(nil),        // 8: glovebox.agent.v1.ReadClipboardResponse
-	(*WriteClipboardRequest)(nil),        // 9: glovebox.agent.v1.WriteClipboardRequest
-	(*WriteClipboardResponse)(nil),       // 10: glovebox.agent.v1.WriteClipboardResponse
-	(Effect)(0),                          // 11: glovebox.agent.v1.Effect
-	(*FrozenTarget)(nil),                 // 12: glovebox.agent.v1.FrozenTarget
-	(*Timing)(nil),                       // 13: glovebox.agent.v1.Timing
+	(ClipboardRestore)(0),                // 0: glovebox.agent.v1.ClipboardRestore
+	(Selection)(0),                       // 1: glovebox.agent.v1.Selection
+	(*PasteTextRequest)(nil),             // 2: glovebox.agent.v1.PasteTextRequest
+	(*PasteTextResponse)(nil),            // 3: glovebox.agent.v1.PasteTextResponse
+	(*ListClipboardTargetsRequest)(nil),  // 4: glovebox.agent.v1.ListClipboardTargetsRequest
+	(*ListClipboardTargetsResponse)(nil), // 5: glovebox.agent.v1.ListClipboardTargetsResponse
+	(*ReadClipboardDataRequest)(nil),     // 6: glovebox.agent.v1.ReadClipboardDataRequest
+	(*ReadClipboardDataResponse)(nil),    // 7: glovebox.agent.v1.ReadClipboardDataResponse
+	(*WriteClipboardDataRequest)(nil),    // 8: glovebox.agent.v1.WriteClipboardDataRequest
+	(*WriteClipboardDataResponse)(nil),   // 9: glovebox.agent.v1.WriteClipboardDataResponse
+	(*ReadClipboardRequest)(nil),         // 10: glovebox.agent.v1.ReadClipboardRequest
+	(*ReadClipboardResponse)(nil),        // 11: glovebox.agent.v1.ReadClipboardResponse
+	(*WriteClipboardRequest)(nil),        // 12: glovebox.agent.v1.WriteClipboardRequest
+	(*WriteClipboardResponse)(nil),       // 13: glovebox.agent.v1.WriteClipboardResponse
+	(Effect)(0),                          // 14: glovebox.agent.v1.Effect
+	(*FrozenTarget)(nil),                 // 15: glovebox.agent.v1.FrozenTarget
+	(*Timing)(nil),                       // 16: glovebox.agent.v1.Timing
 }
 var file_glovebox_agent_v1_clipboard_proto_depIdxs = []int32{
-	0,  // 0: glovebox.agent.v1.ListClipboardTargetsRequest.selection:type_name -> glovebox.agent.v1.Selection
-	0,  // 1: glovebox.agent.v1.ReadClipboardDataRequest.selection:type_name -> glovebox.agent.v1.Selection
-	0,  // 2: glovebox.agent.v1.WriteClipboardDataRequest.selection:type_name -> glovebox.agent.v1.Selection
-	0,  // 3: glovebox.agent.v1.ReadClipboardRequest.selection:type_name -> glovebox.agent.v1.Selection
-	0,  // 4: glovebox.agent.v1.WriteClipboardRequest.selection:type_name -> glovebox.agent.v1.Selection
-	11, // 5: glovebox.agent.v1.WriteClipboardResponse.effect:type_name -> glovebox.agent.v1.Effect
-	12, // 6: glovebox.agent.v1.WriteClipboardResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
-	13, // 7: glovebox.agent.v1.WriteClipboardResponse.timing:type_name -> glovebox.agent.v1.Timing
-	7,  // 8: glovebox.agent.v1.ClipboardService.ReadClipboard:input_type -> glovebox.agent.v1.ReadClipboardRequest
-	9,  // 9: glovebox.agent.v1.ClipboardService.WriteClipboard:input_type -> glovebox.agent.v1.WriteClipboardRequest
-	1,  // 10: glovebox.agent.v1.ClipboardService.ListClipboardTargets:input_type -> glovebox.agent.v1.ListClipboardTargetsRequest
-	3,  // 11: glovebox.agent.v1.ClipboardService.ReadClipboardData:input_type -> glovebox.agent.v1.ReadClipboardDataRequest
-	5,  // 12: glovebox.agent.v1.ClipboardService.WriteClipboardData:input_type -> glovebox.agent.v1.WriteClipboardDataRequest
-	8,  // 13: glovebox.agent.v1.ClipboardService.ReadClipboard:output_type -> glovebox.agent.v1.ReadClipboardResponse
-	10, // 14: glovebox.agent.v1.ClipboardService.WriteClipboard:output_type -> glovebox.agent.v1.WriteClipboardResponse
-	2,  // 15: glovebox.agent.v1.ClipboardService.ListClipboardTargets:output_type -> glovebox.agent.v1.ListClipboardTargetsResponse
-	4,  // 16: glovebox.agent.v1.ClipboardService.ReadClipboardData:output_type -> glovebox.agent.v1.ReadClipboardDataResponse
-	6,  // 17: glovebox.agent.v1.ClipboardService.WriteClipboardData:output_type -> glovebox.agent.v1.WriteClipboardDataResponse
-	13, // [13:18] is the sub-list for method output_type
-	8,  // [8:13] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	0,  // 0: glovebox.agent.v1.PasteTextResponse.restore:type_name -> glovebox.agent.v1.ClipboardRestore
+	1,  // 1: glovebox.agent.v1.ListClipboardTargetsRequest.selection:type_name -> glovebox.agent.v1.Selection
+	1,  // 2: glovebox.agent.v1.ReadClipboardDataRequest.selection:type_name -> glovebox.agent.v1.Selection
+	1,  // 3: glovebox.agent.v1.WriteClipboardDataRequest.selection:type_name -> glovebox.agent.v1.Selection
+	1,  // 4: glovebox.agent.v1.ReadClipboardRequest.selection:type_name -> glovebox.agent.v1.Selection
+	1,  // 5: glovebox.agent.v1.WriteClipboardRequest.selection:type_name -> glovebox.agent.v1.Selection
+	14, // 6: glovebox.agent.v1.WriteClipboardResponse.effect:type_name -> glovebox.agent.v1.Effect
+	15, // 7: glovebox.agent.v1.WriteClipboardResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	16, // 8: glovebox.agent.v1.WriteClipboardResponse.timing:type_name -> glovebox.agent.v1.Timing
+	10, // 9: glovebox.agent.v1.ClipboardService.ReadClipboard:input_type -> glovebox.agent.v1.ReadClipboardRequest
+	12, // 10: glovebox.agent.v1.ClipboardService.WriteClipboard:input_type -> glovebox.agent.v1.WriteClipboardRequest
+	4,  // 11: glovebox.agent.v1.ClipboardService.ListClipboardTargets:input_type -> glovebox.agent.v1.ListClipboardTargetsRequest
+	6,  // 12: glovebox.agent.v1.ClipboardService.ReadClipboardData:input_type -> glovebox.agent.v1.ReadClipboardDataRequest
+	8,  // 13: glovebox.agent.v1.ClipboardService.WriteClipboardData:input_type -> glovebox.agent.v1.WriteClipboardDataRequest
+	2,  // 14: glovebox.agent.v1.ClipboardService.PasteText:input_type -> glovebox.agent.v1.PasteTextRequest
+	11, // 15: glovebox.agent.v1.ClipboardService.ReadClipboard:output_type -> glovebox.agent.v1.ReadClipboardResponse
+	13, // 16: glovebox.agent.v1.ClipboardService.WriteClipboard:output_type -> glovebox.agent.v1.WriteClipboardResponse
+	5,  // 17: glovebox.agent.v1.ClipboardService.ListClipboardTargets:output_type -> glovebox.agent.v1.ListClipboardTargetsResponse
+	7,  // 18: glovebox.agent.v1.ClipboardService.ReadClipboardData:output_type -> glovebox.agent.v1.ReadClipboardDataResponse
+	9,  // 19: glovebox.agent.v1.ClipboardService.WriteClipboardData:output_type -> glovebox.agent.v1.WriteClipboardDataResponse
+	3,  // 20: glovebox.agent.v1.ClipboardService.PasteText:output_type -> glovebox.agent.v1.PasteTextResponse
+	15, // [15:21] is the sub-list for method output_type
+	9,  // [9:15] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_clipboard_proto_init() }
@@ -796,8 +1030,8 @@ func file_glovebox_agent_v1_clipboard_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_agent_v1_clipboard_proto_rawDesc), len(file_glovebox_agent_v1_clipboard_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   10,
+			NumEnums:      2,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

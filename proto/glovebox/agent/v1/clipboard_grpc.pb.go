@@ -24,6 +24,7 @@ const (
 	ClipboardService_ListClipboardTargets_FullMethodName = "/glovebox.agent.v1.ClipboardService/ListClipboardTargets"
 	ClipboardService_ReadClipboardData_FullMethodName    = "/glovebox.agent.v1.ClipboardService/ReadClipboardData"
 	ClipboardService_WriteClipboardData_FullMethodName   = "/glovebox.agent.v1.ClipboardService/WriteClipboardData"
+	ClipboardService_PasteText_FullMethodName            = "/glovebox.agent.v1.ClipboardService/PasteText"
 )
 
 // ClipboardServiceClient is the client API for ClipboardService service.
@@ -53,6 +54,13 @@ type ClipboardServiceClient interface {
 	// served with TARGETS, TIMESTAMP and MULTIPLE, through INCR when large, until another client takes the
 	// selection. At most 16 MiB. Errors: INVALID_ARGUMENT naming mime_type or data.
 	WriteClipboardData(ctx context.Context, in *WriteClipboardDataRequest, opts ...grpc.CallOption) (*WriteClipboardDataResponse, error)
+	// PasteText pastes text into a window the way a person does: it saves CLIPBOARD (its text and the MIME
+	// targets above that the owner offers), writes the text to it, focuses the window (window_id; 0: the
+	// focused window), presses ctrl+v, waits until the application asked for the text (at most wait_ms), and
+	// then restores the saved contents unless another client took the clipboard meanwhile (restore says
+	// which). Runs in the agent's input queue, one at a time with Act. Errors: INVALID_ARGUMENT naming text,
+	// window_id or wait_ms; TARGET_GONE (the window); the clipboard's and input's errors.
+	PasteText(ctx context.Context, in *PasteTextRequest, opts ...grpc.CallOption) (*PasteTextResponse, error)
 }
 
 type clipboardServiceClient struct {
@@ -113,6 +121,16 @@ func (c *clipboardServiceClient) WriteClipboardData(ctx context.Context, in *Wri
 	return out, nil
 }
 
+func (c *clipboardServiceClient) PasteText(ctx context.Context, in *PasteTextRequest, opts ...grpc.CallOption) (*PasteTextResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PasteTextResponse)
+	err := c.cc.Invoke(ctx, ClipboardService_PasteText_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClipboardServiceServer is the server API for ClipboardService service.
 // All implementations must embed UnimplementedClipboardServiceServer
 // for forward compatibility.
@@ -140,6 +158,13 @@ type ClipboardServiceServer interface {
 	// served with TARGETS, TIMESTAMP and MULTIPLE, through INCR when large, until another client takes the
 	// selection. At most 16 MiB. Errors: INVALID_ARGUMENT naming mime_type or data.
 	WriteClipboardData(context.Context, *WriteClipboardDataRequest) (*WriteClipboardDataResponse, error)
+	// PasteText pastes text into a window the way a person does: it saves CLIPBOARD (its text and the MIME
+	// targets above that the owner offers), writes the text to it, focuses the window (window_id; 0: the
+	// focused window), presses ctrl+v, waits until the application asked for the text (at most wait_ms), and
+	// then restores the saved contents unless another client took the clipboard meanwhile (restore says
+	// which). Runs in the agent's input queue, one at a time with Act. Errors: INVALID_ARGUMENT naming text,
+	// window_id or wait_ms; TARGET_GONE (the window); the clipboard's and input's errors.
+	PasteText(context.Context, *PasteTextRequest) (*PasteTextResponse, error)
 	mustEmbedUnimplementedClipboardServiceServer()
 }
 
@@ -164,6 +189,9 @@ func (UnimplementedClipboardServiceServer) ReadClipboardData(context.Context, *R
 }
 func (UnimplementedClipboardServiceServer) WriteClipboardData(context.Context, *WriteClipboardDataRequest) (*WriteClipboardDataResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method WriteClipboardData not implemented")
+}
+func (UnimplementedClipboardServiceServer) PasteText(context.Context, *PasteTextRequest) (*PasteTextResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PasteText not implemented")
 }
 func (UnimplementedClipboardServiceServer) mustEmbedUnimplementedClipboardServiceServer() {}
 func (UnimplementedClipboardServiceServer) testEmbeddedByValue()                          {}
@@ -276,6 +304,24 @@ func _ClipboardService_WriteClipboardData_Handler(srv interface{}, ctx context.C
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClipboardService_PasteText_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PasteTextRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClipboardServiceServer).PasteText(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClipboardService_PasteText_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClipboardServiceServer).PasteText(ctx, req.(*PasteTextRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClipboardService_ServiceDesc is the grpc.ServiceDesc for ClipboardService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -302,6 +348,10 @@ var ClipboardService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "WriteClipboardData",
 			Handler:    _ClipboardService_WriteClipboardData_Handler,
+		},
+		{
+			MethodName: "PasteText",
+			Handler:    _ClipboardService_PasteText_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -341,11 +341,137 @@ func (x *WriteClipboardDataResponse) GetAuditSeq() uint64 {
 	return 0
 }
 
+// PasteTextRequest wraps the agent request.
+type PasteTextRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// owner is set to the session id; window_id 0 falls back to the session's default window.
+	Request *v1.PasteTextRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	// Policy confirmation for text that looks like a secret (as WriteClipboardRequest.confirm).
+	Confirm       bool `protobuf:"varint,3,opt,name=confirm,proto3" json:"confirm,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PasteTextRequest) Reset() {
+	*x = PasteTextRequest{}
+	mi := &file_glovebox_broker_v1_clipboard_data_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PasteTextRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PasteTextRequest) ProtoMessage() {}
+
+func (x *PasteTextRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_clipboard_data_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PasteTextRequest.ProtoReflect.Descriptor instead.
+func (*PasteTextRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_clipboard_data_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *PasteTextRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *PasteTextRequest) GetRequest() *v1.PasteTextRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *PasteTextRequest) GetConfirm() bool {
+	if x != nil {
+		return x.Confirm
+	}
+	return false
+}
+
+// PasteTextResponse wraps the agent response.
+type PasteTextResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Response *v1.PasteTextResponse  `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	// The window pasted into (source EXPLICIT, SESSION or ACTIVE).
+	Target *v1.FrozenTarget `protobuf:"bytes,2,opt,name=target,proto3" json:"target,omitempty"`
+	// Sequence number of the outcome audit record.
+	AuditSeq      uint64 `protobuf:"varint,3,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PasteTextResponse) Reset() {
+	*x = PasteTextResponse{}
+	mi := &file_glovebox_broker_v1_clipboard_data_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PasteTextResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PasteTextResponse) ProtoMessage() {}
+
+func (x *PasteTextResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_clipboard_data_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PasteTextResponse.ProtoReflect.Descriptor instead.
+func (*PasteTextResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_clipboard_data_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *PasteTextResponse) GetResponse() *v1.PasteTextResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *PasteTextResponse) GetTarget() *v1.FrozenTarget {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
+func (x *PasteTextResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
 var File_glovebox_broker_v1_clipboard_data_proto protoreflect.FileDescriptor
 
 const file_glovebox_broker_v1_clipboard_data_proto_rawDesc = "" +
 	"\n" +
-	"'glovebox/broker/v1/clipboard_data.proto\x12\x12glovebox.broker.v1\x1a!glovebox/agent/v1/clipboard.proto\"\x86\x01\n" +
+	"'glovebox/broker/v1/clipboard_data.proto\x12\x12glovebox.broker.v1\x1a!glovebox/agent/v1/clipboard.proto\x1a\x1eglovebox/agent/v1/common.proto\"\x86\x01\n" +
 	"\x1bListClipboardTargetsRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12H\n" +
@@ -366,7 +492,16 @@ const file_glovebox_broker_v1_clipboard_data_proto_rawDesc = "" +
 	"\arequest\x18\x02 \x01(\v2,.glovebox.agent.v1.WriteClipboardDataRequestR\arequest\"\x84\x01\n" +
 	"\x1aWriteClipboardDataResponse\x12I\n" +
 	"\bresponse\x18\x01 \x01(\v2-.glovebox.agent.v1.WriteClipboardDataResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeqB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"\x8a\x01\n" +
+	"\x10PasteTextRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12=\n" +
+	"\arequest\x18\x02 \x01(\v2#.glovebox.agent.v1.PasteTextRequestR\arequest\x12\x18\n" +
+	"\aconfirm\x18\x03 \x01(\bR\aconfirm\"\xab\x01\n" +
+	"\x11PasteTextResponse\x12@\n" +
+	"\bresponse\x18\x01 \x01(\v2$.glovebox.agent.v1.PasteTextResponseR\bresponse\x127\n" +
+	"\x06target\x18\x02 \x01(\v2\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12\x1b\n" +
+	"\taudit_seq\x18\x03 \x01(\x04R\bauditSeqB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
 
 var (
 	file_glovebox_broker_v1_clipboard_data_proto_rawDescOnce sync.Once
@@ -380,7 +515,7 @@ func file_glovebox_broker_v1_clipboard_data_proto_rawDescGZIP() []byte {
 	return file_glovebox_broker_v1_clipboard_data_proto_rawDescData
 }
 
-var file_glovebox_broker_v1_clipboard_data_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_glovebox_broker_v1_clipboard_data_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_glovebox_broker_v1_clipboard_data_proto_goTypes = []any{
 	(*ListClipboardTargetsRequest)(nil),     // 0: glovebox.broker.v1.ListClipboardTargetsRequest
 	(*ListClipboardTargetsResponse)(nil),    // 1: glovebox.broker.v1.ListClipboardTargetsResponse
@@ -388,25 +523,33 @@ var file_glovebox_broker_v1_clipboard_data_proto_goTypes = []any{
 	(*ReadClipboardDataResponse)(nil),       // 3: glovebox.broker.v1.ReadClipboardDataResponse
 	(*WriteClipboardDataRequest)(nil),       // 4: glovebox.broker.v1.WriteClipboardDataRequest
 	(*WriteClipboardDataResponse)(nil),      // 5: glovebox.broker.v1.WriteClipboardDataResponse
-	(*v1.ListClipboardTargetsRequest)(nil),  // 6: glovebox.agent.v1.ListClipboardTargetsRequest
-	(*v1.ListClipboardTargetsResponse)(nil), // 7: glovebox.agent.v1.ListClipboardTargetsResponse
-	(*v1.ReadClipboardDataRequest)(nil),     // 8: glovebox.agent.v1.ReadClipboardDataRequest
-	(*v1.ReadClipboardDataResponse)(nil),    // 9: glovebox.agent.v1.ReadClipboardDataResponse
-	(*v1.WriteClipboardDataRequest)(nil),    // 10: glovebox.agent.v1.WriteClipboardDataRequest
-	(*v1.WriteClipboardDataResponse)(nil),   // 11: glovebox.agent.v1.WriteClipboardDataResponse
+	(*PasteTextRequest)(nil),                // 6: glovebox.broker.v1.PasteTextRequest
+	(*PasteTextResponse)(nil),               // 7: glovebox.broker.v1.PasteTextResponse
+	(*v1.ListClipboardTargetsRequest)(nil),  // 8: glovebox.agent.v1.ListClipboardTargetsRequest
+	(*v1.ListClipboardTargetsResponse)(nil), // 9: glovebox.agent.v1.ListClipboardTargetsResponse
+	(*v1.ReadClipboardDataRequest)(nil),     // 10: glovebox.agent.v1.ReadClipboardDataRequest
+	(*v1.ReadClipboardDataResponse)(nil),    // 11: glovebox.agent.v1.ReadClipboardDataResponse
+	(*v1.WriteClipboardDataRequest)(nil),    // 12: glovebox.agent.v1.WriteClipboardDataRequest
+	(*v1.WriteClipboardDataResponse)(nil),   // 13: glovebox.agent.v1.WriteClipboardDataResponse
+	(*v1.PasteTextRequest)(nil),             // 14: glovebox.agent.v1.PasteTextRequest
+	(*v1.PasteTextResponse)(nil),            // 15: glovebox.agent.v1.PasteTextResponse
+	(*v1.FrozenTarget)(nil),                 // 16: glovebox.agent.v1.FrozenTarget
 }
 var file_glovebox_broker_v1_clipboard_data_proto_depIdxs = []int32{
-	6,  // 0: glovebox.broker.v1.ListClipboardTargetsRequest.request:type_name -> glovebox.agent.v1.ListClipboardTargetsRequest
-	7,  // 1: glovebox.broker.v1.ListClipboardTargetsResponse.response:type_name -> glovebox.agent.v1.ListClipboardTargetsResponse
-	8,  // 2: glovebox.broker.v1.ReadClipboardDataRequest.request:type_name -> glovebox.agent.v1.ReadClipboardDataRequest
-	9,  // 3: glovebox.broker.v1.ReadClipboardDataResponse.response:type_name -> glovebox.agent.v1.ReadClipboardDataResponse
-	10, // 4: glovebox.broker.v1.WriteClipboardDataRequest.request:type_name -> glovebox.agent.v1.WriteClipboardDataRequest
-	11, // 5: glovebox.broker.v1.WriteClipboardDataResponse.response:type_name -> glovebox.agent.v1.WriteClipboardDataResponse
-	6,  // [6:6] is the sub-list for method output_type
-	6,  // [6:6] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	8,  // 0: glovebox.broker.v1.ListClipboardTargetsRequest.request:type_name -> glovebox.agent.v1.ListClipboardTargetsRequest
+	9,  // 1: glovebox.broker.v1.ListClipboardTargetsResponse.response:type_name -> glovebox.agent.v1.ListClipboardTargetsResponse
+	10, // 2: glovebox.broker.v1.ReadClipboardDataRequest.request:type_name -> glovebox.agent.v1.ReadClipboardDataRequest
+	11, // 3: glovebox.broker.v1.ReadClipboardDataResponse.response:type_name -> glovebox.agent.v1.ReadClipboardDataResponse
+	12, // 4: glovebox.broker.v1.WriteClipboardDataRequest.request:type_name -> glovebox.agent.v1.WriteClipboardDataRequest
+	13, // 5: glovebox.broker.v1.WriteClipboardDataResponse.response:type_name -> glovebox.agent.v1.WriteClipboardDataResponse
+	14, // 6: glovebox.broker.v1.PasteTextRequest.request:type_name -> glovebox.agent.v1.PasteTextRequest
+	15, // 7: glovebox.broker.v1.PasteTextResponse.response:type_name -> glovebox.agent.v1.PasteTextResponse
+	16, // 8: glovebox.broker.v1.PasteTextResponse.target:type_name -> glovebox.agent.v1.FrozenTarget
+	9,  // [9:9] is the sub-list for method output_type
+	9,  // [9:9] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_broker_v1_clipboard_data_proto_init() }
@@ -420,7 +563,7 @@ func file_glovebox_broker_v1_clipboard_data_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_broker_v1_clipboard_data_proto_rawDesc), len(file_glovebox_broker_v1_clipboard_data_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

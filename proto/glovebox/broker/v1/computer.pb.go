@@ -2460,7 +2460,7 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\arequest\x18\x02 \x01(\v2$.glovebox.agent.v1.CaptureTabRequestR\arequest\"t\n" +
 	"\x12CaptureTabResponse\x12A\n" +
 	"\bresponse\x18\x01 \x01(\v2%.glovebox.agent.v1.CaptureTabResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\xf4\x10\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\xce\x11\n" +
 	"\x0fComputerService\x12p\n" +
 	"\x11CaptureScreenshot\x12,.glovebox.broker.v1.CaptureScreenshotRequest\x1a-.glovebox.broker.v1.CaptureScreenshotResponse\x12p\n" +
 	"\x11GetCursorPosition\x12,.glovebox.broker.v1.GetCursorPositionRequest\x1a-.glovebox.broker.v1.GetCursorPositionResponse\x12^\n" +
@@ -2485,7 +2485,8 @@ const file_glovebox_broker_v1_computer_proto_rawDesc = "" +
 	"\aObserve\x12\".glovebox.broker.v1.ObserveRequest\x1a#.glovebox.broker.v1.ObserveResponse\x12y\n" +
 	"\x14ListClipboardTargets\x12/.glovebox.broker.v1.ListClipboardTargetsRequest\x1a0.glovebox.broker.v1.ListClipboardTargetsResponse\x12p\n" +
 	"\x11ReadClipboardData\x12,.glovebox.broker.v1.ReadClipboardDataRequest\x1a-.glovebox.broker.v1.ReadClipboardDataResponse\x12s\n" +
-	"\x12WriteClipboardData\x12-.glovebox.broker.v1.WriteClipboardDataRequest\x1a..glovebox.broker.v1.WriteClipboardDataResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
+	"\x12WriteClipboardData\x12-.glovebox.broker.v1.WriteClipboardDataRequest\x1a..glovebox.broker.v1.WriteClipboardDataResponse\x12X\n" +
+	"\tPasteText\x12$.glovebox.broker.v1.PasteTextRequest\x1a%.glovebox.broker.v1.PasteTextResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
 
 var (
 	file_glovebox_broker_v1_computer_proto_rawDescOnce sync.Once
@@ -2582,9 +2583,11 @@ var file_glovebox_broker_v1_computer_proto_goTypes = []any{
 	(*ListClipboardTargetsRequest)(nil),  // 78: glovebox.broker.v1.ListClipboardTargetsRequest
 	(*ReadClipboardDataRequest)(nil),     // 79: glovebox.broker.v1.ReadClipboardDataRequest
 	(*WriteClipboardDataRequest)(nil),    // 80: glovebox.broker.v1.WriteClipboardDataRequest
-	(*ListClipboardTargetsResponse)(nil), // 81: glovebox.broker.v1.ListClipboardTargetsResponse
-	(*ReadClipboardDataResponse)(nil),    // 82: glovebox.broker.v1.ReadClipboardDataResponse
-	(*WriteClipboardDataResponse)(nil),   // 83: glovebox.broker.v1.WriteClipboardDataResponse
+	(*PasteTextRequest)(nil),             // 81: glovebox.broker.v1.PasteTextRequest
+	(*ListClipboardTargetsResponse)(nil), // 82: glovebox.broker.v1.ListClipboardTargetsResponse
+	(*ReadClipboardDataResponse)(nil),    // 83: glovebox.broker.v1.ReadClipboardDataResponse
+	(*WriteClipboardDataResponse)(nil),   // 84: glovebox.broker.v1.WriteClipboardDataResponse
+	(*PasteTextResponse)(nil),            // 85: glovebox.broker.v1.PasteTextResponse
 }
 var file_glovebox_broker_v1_computer_proto_depIdxs = []int32{
 	39, // 0: glovebox.broker.v1.ObserveRequest.request:type_name -> glovebox.agent.v1.ObserveRequest
@@ -2654,30 +2657,32 @@ var file_glovebox_broker_v1_computer_proto_depIdxs = []int32{
 	78, // 64: glovebox.broker.v1.ComputerService.ListClipboardTargets:input_type -> glovebox.broker.v1.ListClipboardTargetsRequest
 	79, // 65: glovebox.broker.v1.ComputerService.ReadClipboardData:input_type -> glovebox.broker.v1.ReadClipboardDataRequest
 	80, // 66: glovebox.broker.v1.ComputerService.WriteClipboardData:input_type -> glovebox.broker.v1.WriteClipboardDataRequest
-	3,  // 67: glovebox.broker.v1.ComputerService.CaptureScreenshot:output_type -> glovebox.broker.v1.CaptureScreenshotResponse
-	5,  // 68: glovebox.broker.v1.ComputerService.GetCursorPosition:output_type -> glovebox.broker.v1.GetCursorPositionResponse
-	7,  // 69: glovebox.broker.v1.ComputerService.ListWindows:output_type -> glovebox.broker.v1.ListWindowsResponse
-	9,  // 70: glovebox.broker.v1.ComputerService.WatchScreen:output_type -> glovebox.broker.v1.WatchScreenResponse
-	11, // 71: glovebox.broker.v1.ComputerService.Act:output_type -> glovebox.broker.v1.ActResponse
-	13, // 72: glovebox.broker.v1.ComputerService.ActBatch:output_type -> glovebox.broker.v1.ActBatchResponse
-	16, // 73: glovebox.broker.v1.ComputerService.ReadClipboard:output_type -> glovebox.broker.v1.ReadClipboardResponse
-	18, // 74: glovebox.broker.v1.ComputerService.WriteClipboard:output_type -> glovebox.broker.v1.WriteClipboardResponse
-	20, // 75: glovebox.broker.v1.ComputerService.ListApps:output_type -> glovebox.broker.v1.ListAppsResponse
-	22, // 76: glovebox.broker.v1.ComputerService.GetApp:output_type -> glovebox.broker.v1.GetAppResponse
-	24, // 77: glovebox.broker.v1.ComputerService.SnapshotApp:output_type -> glovebox.broker.v1.SnapshotAppResponse
-	26, // 78: glovebox.broker.v1.ComputerService.SnapshotWindow:output_type -> glovebox.broker.v1.SnapshotWindowResponse
-	28, // 79: glovebox.broker.v1.ComputerService.ListBrowsers:output_type -> glovebox.broker.v1.ListBrowsersResponse
-	30, // 80: glovebox.broker.v1.ComputerService.GetBrowser:output_type -> glovebox.broker.v1.GetBrowserResponse
-	32, // 81: glovebox.broker.v1.ComputerService.ListTabs:output_type -> glovebox.broker.v1.ListTabsResponse
-	34, // 82: glovebox.broker.v1.ComputerService.SnapshotTab:output_type -> glovebox.broker.v1.SnapshotTabResponse
-	36, // 83: glovebox.broker.v1.ComputerService.Extract:output_type -> glovebox.broker.v1.ExtractResponse
-	38, // 84: glovebox.broker.v1.ComputerService.CaptureTab:output_type -> glovebox.broker.v1.CaptureTabResponse
-	1,  // 85: glovebox.broker.v1.ComputerService.Observe:output_type -> glovebox.broker.v1.ObserveResponse
-	81, // 86: glovebox.broker.v1.ComputerService.ListClipboardTargets:output_type -> glovebox.broker.v1.ListClipboardTargetsResponse
-	82, // 87: glovebox.broker.v1.ComputerService.ReadClipboardData:output_type -> glovebox.broker.v1.ReadClipboardDataResponse
-	83, // 88: glovebox.broker.v1.ComputerService.WriteClipboardData:output_type -> glovebox.broker.v1.WriteClipboardDataResponse
-	67, // [67:89] is the sub-list for method output_type
-	45, // [45:67] is the sub-list for method input_type
+	81, // 67: glovebox.broker.v1.ComputerService.PasteText:input_type -> glovebox.broker.v1.PasteTextRequest
+	3,  // 68: glovebox.broker.v1.ComputerService.CaptureScreenshot:output_type -> glovebox.broker.v1.CaptureScreenshotResponse
+	5,  // 69: glovebox.broker.v1.ComputerService.GetCursorPosition:output_type -> glovebox.broker.v1.GetCursorPositionResponse
+	7,  // 70: glovebox.broker.v1.ComputerService.ListWindows:output_type -> glovebox.broker.v1.ListWindowsResponse
+	9,  // 71: glovebox.broker.v1.ComputerService.WatchScreen:output_type -> glovebox.broker.v1.WatchScreenResponse
+	11, // 72: glovebox.broker.v1.ComputerService.Act:output_type -> glovebox.broker.v1.ActResponse
+	13, // 73: glovebox.broker.v1.ComputerService.ActBatch:output_type -> glovebox.broker.v1.ActBatchResponse
+	16, // 74: glovebox.broker.v1.ComputerService.ReadClipboard:output_type -> glovebox.broker.v1.ReadClipboardResponse
+	18, // 75: glovebox.broker.v1.ComputerService.WriteClipboard:output_type -> glovebox.broker.v1.WriteClipboardResponse
+	20, // 76: glovebox.broker.v1.ComputerService.ListApps:output_type -> glovebox.broker.v1.ListAppsResponse
+	22, // 77: glovebox.broker.v1.ComputerService.GetApp:output_type -> glovebox.broker.v1.GetAppResponse
+	24, // 78: glovebox.broker.v1.ComputerService.SnapshotApp:output_type -> glovebox.broker.v1.SnapshotAppResponse
+	26, // 79: glovebox.broker.v1.ComputerService.SnapshotWindow:output_type -> glovebox.broker.v1.SnapshotWindowResponse
+	28, // 80: glovebox.broker.v1.ComputerService.ListBrowsers:output_type -> glovebox.broker.v1.ListBrowsersResponse
+	30, // 81: glovebox.broker.v1.ComputerService.GetBrowser:output_type -> glovebox.broker.v1.GetBrowserResponse
+	32, // 82: glovebox.broker.v1.ComputerService.ListTabs:output_type -> glovebox.broker.v1.ListTabsResponse
+	34, // 83: glovebox.broker.v1.ComputerService.SnapshotTab:output_type -> glovebox.broker.v1.SnapshotTabResponse
+	36, // 84: glovebox.broker.v1.ComputerService.Extract:output_type -> glovebox.broker.v1.ExtractResponse
+	38, // 85: glovebox.broker.v1.ComputerService.CaptureTab:output_type -> glovebox.broker.v1.CaptureTabResponse
+	1,  // 86: glovebox.broker.v1.ComputerService.Observe:output_type -> glovebox.broker.v1.ObserveResponse
+	82, // 87: glovebox.broker.v1.ComputerService.ListClipboardTargets:output_type -> glovebox.broker.v1.ListClipboardTargetsResponse
+	83, // 88: glovebox.broker.v1.ComputerService.ReadClipboardData:output_type -> glovebox.broker.v1.ReadClipboardDataResponse
+	84, // 89: glovebox.broker.v1.ComputerService.WriteClipboardData:output_type -> glovebox.broker.v1.WriteClipboardDataResponse
+	85, // 90: glovebox.broker.v1.ComputerService.PasteText:output_type -> glovebox.broker.v1.PasteTextResponse
+	68, // [68:91] is the sub-list for method output_type
+	45, // [45:68] is the sub-list for method input_type
 	45, // [45:45] is the sub-list for extension type_name
 	45, // [45:45] is the sub-list for extension extendee
 	0,  // [0:45] is the sub-list for field type_name

@@ -41,6 +41,7 @@ const (
 	ComputerService_ListClipboardTargets_FullMethodName = "/glovebox.broker.v1.ComputerService/ListClipboardTargets"
 	ComputerService_ReadClipboardData_FullMethodName    = "/glovebox.broker.v1.ComputerService/ReadClipboardData"
 	ComputerService_WriteClipboardData_FullMethodName   = "/glovebox.broker.v1.ComputerService/WriteClipboardData"
+	ComputerService_PasteText_FullMethodName            = "/glovebox.broker.v1.ComputerService/PasteText"
 )
 
 // ComputerServiceClient is the client API for ComputerService service.
@@ -117,6 +118,9 @@ type ComputerServiceClient interface {
 	// WriteClipboardData writes an image or a file list to the clipboard (mutation; audited as type and
 	// length).
 	WriteClipboardData(ctx context.Context, in *WriteClipboardDataRequest, opts ...grpc.CallOption) (*WriteClipboardDataResponse, error)
+	// PasteText pastes text into a window through the clipboard and ctrl+v, restoring the clipboard unless it
+	// changed meanwhile (mutation, in the guest's input queue; the text is audited as length and keyed hash).
+	PasteText(ctx context.Context, in *PasteTextRequest, opts ...grpc.CallOption) (*PasteTextResponse, error)
 }
 
 type computerServiceClient struct {
@@ -356,6 +360,16 @@ func (c *computerServiceClient) WriteClipboardData(ctx context.Context, in *Writ
 	return out, nil
 }
 
+func (c *computerServiceClient) PasteText(ctx context.Context, in *PasteTextRequest, opts ...grpc.CallOption) (*PasteTextResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PasteTextResponse)
+	err := c.cc.Invoke(ctx, ComputerService_PasteText_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ComputerServiceServer is the server API for ComputerService service.
 // All implementations must embed UnimplementedComputerServiceServer
 // for forward compatibility.
@@ -430,6 +444,9 @@ type ComputerServiceServer interface {
 	// WriteClipboardData writes an image or a file list to the clipboard (mutation; audited as type and
 	// length).
 	WriteClipboardData(context.Context, *WriteClipboardDataRequest) (*WriteClipboardDataResponse, error)
+	// PasteText pastes text into a window through the clipboard and ctrl+v, restoring the clipboard unless it
+	// changed meanwhile (mutation, in the guest's input queue; the text is audited as length and keyed hash).
+	PasteText(context.Context, *PasteTextRequest) (*PasteTextResponse, error)
 	mustEmbedUnimplementedComputerServiceServer()
 }
 
@@ -505,6 +522,9 @@ func (UnimplementedComputerServiceServer) ReadClipboardData(context.Context, *Re
 }
 func (UnimplementedComputerServiceServer) WriteClipboardData(context.Context, *WriteClipboardDataRequest) (*WriteClipboardDataResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method WriteClipboardData not implemented")
+}
+func (UnimplementedComputerServiceServer) PasteText(context.Context, *PasteTextRequest) (*PasteTextResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PasteText not implemented")
 }
 func (UnimplementedComputerServiceServer) mustEmbedUnimplementedComputerServiceServer() {}
 func (UnimplementedComputerServiceServer) testEmbeddedByValue()                         {}
@@ -916,6 +936,24 @@ func _ComputerService_WriteClipboardData_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ComputerService_PasteText_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PasteTextRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ComputerServiceServer).PasteText(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ComputerService_PasteText_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ComputerServiceServer).PasteText(ctx, req.(*PasteTextRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ComputerService_ServiceDesc is the grpc.ServiceDesc for ComputerService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1006,6 +1044,10 @@ var ComputerService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "WriteClipboardData",
 			Handler:    _ComputerService_WriteClipboardData_Handler,
+		},
+		{
+			MethodName: "PasteText",
+			Handler:    _ComputerService_PasteText_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

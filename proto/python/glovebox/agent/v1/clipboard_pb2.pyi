@@ -5,6 +5,10 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
+CLIPBOARD_RESTORE_KEPT: ClipboardRestore
+CLIPBOARD_RESTORE_PARTIAL: ClipboardRestore
+CLIPBOARD_RESTORE_RESTORED: ClipboardRestore
+CLIPBOARD_RESTORE_UNSPECIFIED: ClipboardRestore
 DESCRIPTOR: _descriptor.FileDescriptor
 SELECTION_CLIPBOARD: Selection
 SELECTION_PRIMARY: Selection
@@ -23,6 +27,32 @@ class ListClipboardTargetsResponse(_message.Message):
     owned: bool
     targets: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, targets: _Optional[_Iterable[str]] = ..., owned: bool = ...) -> None: ...
+
+class PasteTextRequest(_message.Message):
+    __slots__ = ["owner", "text", "wait_ms", "window_id"]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    WAIT_MS_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_ID_FIELD_NUMBER: _ClassVar[int]
+    owner: str
+    text: str
+    wait_ms: int
+    window_id: int
+    def __init__(self, owner: _Optional[str] = ..., text: _Optional[str] = ..., window_id: _Optional[int] = ..., wait_ms: _Optional[int] = ...) -> None: ...
+
+class PasteTextResponse(_message.Message):
+    __slots__ = ["length", "lost_targets", "requested", "restore", "window_id"]
+    LENGTH_FIELD_NUMBER: _ClassVar[int]
+    LOST_TARGETS_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_FIELD_NUMBER: _ClassVar[int]
+    RESTORE_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_ID_FIELD_NUMBER: _ClassVar[int]
+    length: int
+    lost_targets: _containers.RepeatedScalarFieldContainer[str]
+    requested: bool
+    restore: ClipboardRestore
+    window_id: int
+    def __init__(self, requested: bool = ..., restore: _Optional[_Union[ClipboardRestore, str]] = ..., window_id: _Optional[int] = ..., lost_targets: _Optional[_Iterable[str]] = ..., length: _Optional[int] = ...) -> None: ...
 
 class ReadClipboardDataRequest(_message.Message):
     __slots__ = ["mime_type", "selection"]
@@ -101,6 +131,9 @@ class WriteClipboardResponse(_message.Message):
     target: _common_pb2.FrozenTarget
     timing: _common_pb2.Timing
     def __init__(self, length: _Optional[int] = ..., effect: _Optional[_Union[_common_pb2.Effect, str]] = ..., target: _Optional[_Union[_common_pb2.FrozenTarget, _Mapping]] = ..., timing: _Optional[_Union[_common_pb2.Timing, _Mapping]] = ...) -> None: ...
+
+class ClipboardRestore(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
 
 class Selection(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -40,6 +40,11 @@ class ClipboardServiceStub(object):
                 request_serializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardDataRequest.SerializeToString,
                 response_deserializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardDataResponse.FromString,
                 )
+        self.PasteText = channel.unary_unary(
+                '/glovebox.agent.v1.ClipboardService/PasteText',
+                request_serializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.PasteTextRequest.SerializeToString,
+                response_deserializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.PasteTextResponse.FromString,
+                )
 
 
 class ClipboardServiceServicer(object):
@@ -92,6 +97,18 @@ class ClipboardServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PasteText(self, request, context):
+        """PasteText pastes text into a window the way a person does: it saves CLIPBOARD (its text and the MIME
+        targets above that the owner offers), writes the text to it, focuses the window (window_id; 0: the
+        focused window), presses ctrl+v, waits until the application asked for the text (at most wait_ms), and
+        then restores the saved contents unless another client took the clipboard meanwhile (restore says
+        which). Runs in the agent's input queue, one at a time with Act. Errors: INVALID_ARGUMENT naming text,
+        window_id or wait_ms; TARGET_GONE (the window); the clipboard's and input's errors.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ClipboardServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -119,6 +136,11 @@ def add_ClipboardServiceServicer_to_server(servicer, server):
                     servicer.WriteClipboardData,
                     request_deserializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardDataRequest.FromString,
                     response_serializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardDataResponse.SerializeToString,
+            ),
+            'PasteText': grpc.unary_unary_rpc_method_handler(
+                    servicer.PasteText,
+                    request_deserializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.PasteTextRequest.FromString,
+                    response_serializer=glovebox_dot_agent_dot_v1_dot_clipboard__pb2.PasteTextResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -213,5 +235,22 @@ class ClipboardService(object):
         return grpc.experimental.unary_unary(request, target, '/glovebox.agent.v1.ClipboardService/WriteClipboardData',
             glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardDataRequest.SerializeToString,
             glovebox_dot_agent_dot_v1_dot_clipboard__pb2.WriteClipboardDataResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def PasteText(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.agent.v1.ClipboardService/PasteText',
+            glovebox_dot_agent_dot_v1_dot_clipboard__pb2.PasteTextRequest.SerializeToString,
+            glovebox_dot_agent_dot_v1_dot_clipboard__pb2.PasteTextResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

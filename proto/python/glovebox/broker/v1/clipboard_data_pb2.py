@@ -12,9 +12,10 @@ _sym_db = _symbol_database.Default()
 
 
 from glovebox.agent.v1 import clipboard_pb2 as glovebox_dot_agent_dot_v1_dot_clipboard__pb2
+from glovebox.agent.v1 import common_pb2 as glovebox_dot_agent_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'glovebox/broker/v1/clipboard_data.proto\x12\x12glovebox.broker.v1\x1a!glovebox/agent/v1/clipboard.proto\"\x86\x01\n\x1bListClipboardTargetsRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12H\n\x07request\x18\x02 \x01(\x0b\x32..glovebox.agent.v1.ListClipboardTargetsRequestR\x07request\"\x88\x01\n\x1cListClipboardTargetsResponse\x12K\n\x08response\x18\x01 \x01(\x0b\x32/.glovebox.agent.v1.ListClipboardTargetsResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"\x80\x01\n\x18ReadClipboardDataRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x45\n\x07request\x18\x02 \x01(\x0b\x32+.glovebox.agent.v1.ReadClipboardDataRequestR\x07request\"\x82\x01\n\x19ReadClipboardDataResponse\x12H\n\x08response\x18\x01 \x01(\x0b\x32,.glovebox.agent.v1.ReadClipboardDataResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"\x82\x01\n\x19WriteClipboardDataRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x46\n\x07request\x18\x02 \x01(\x0b\x32,.glovebox.agent.v1.WriteClipboardDataRequestR\x07request\"\x84\x01\n\x1aWriteClipboardDataResponse\x12I\n\x08response\x18\x01 \x01(\x0b\x32-.glovebox.agent.v1.WriteClipboardDataResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeqB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'glovebox/broker/v1/clipboard_data.proto\x12\x12glovebox.broker.v1\x1a!glovebox/agent/v1/clipboard.proto\x1a\x1eglovebox/agent/v1/common.proto\"\x86\x01\n\x1bListClipboardTargetsRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12H\n\x07request\x18\x02 \x01(\x0b\x32..glovebox.agent.v1.ListClipboardTargetsRequestR\x07request\"\x88\x01\n\x1cListClipboardTargetsResponse\x12K\n\x08response\x18\x01 \x01(\x0b\x32/.glovebox.agent.v1.ListClipboardTargetsResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"\x80\x01\n\x18ReadClipboardDataRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x45\n\x07request\x18\x02 \x01(\x0b\x32+.glovebox.agent.v1.ReadClipboardDataRequestR\x07request\"\x82\x01\n\x19ReadClipboardDataResponse\x12H\n\x08response\x18\x01 \x01(\x0b\x32,.glovebox.agent.v1.ReadClipboardDataResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"\x82\x01\n\x19WriteClipboardDataRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x46\n\x07request\x18\x02 \x01(\x0b\x32,.glovebox.agent.v1.WriteClipboardDataRequestR\x07request\"\x84\x01\n\x1aWriteClipboardDataResponse\x12I\n\x08response\x18\x01 \x01(\x0b\x32-.glovebox.agent.v1.WriteClipboardDataResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"\x8a\x01\n\x10PasteTextRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12=\n\x07request\x18\x02 \x01(\x0b\x32#.glovebox.agent.v1.PasteTextRequestR\x07request\x12\x18\n\x07\x63onfirm\x18\x03 \x01(\x08R\x07\x63onfirm\"\xab\x01\n\x11PasteTextResponse\x12@\n\x08response\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.PasteTextResponseR\x08response\x12\x37\n\x06target\x18\x02 \x01(\x0b\x32\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12\x1b\n\taudit_seq\x18\x03 \x01(\x04R\x08\x61uditSeqB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'glovebox.broker.v1.clipboard_data_pb2', globals())
@@ -22,16 +23,20 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1'
-  _LISTCLIPBOARDTARGETSREQUEST._serialized_start=99
-  _LISTCLIPBOARDTARGETSREQUEST._serialized_end=233
-  _LISTCLIPBOARDTARGETSRESPONSE._serialized_start=236
-  _LISTCLIPBOARDTARGETSRESPONSE._serialized_end=372
-  _READCLIPBOARDDATAREQUEST._serialized_start=375
-  _READCLIPBOARDDATAREQUEST._serialized_end=503
-  _READCLIPBOARDDATARESPONSE._serialized_start=506
-  _READCLIPBOARDDATARESPONSE._serialized_end=636
-  _WRITECLIPBOARDDATAREQUEST._serialized_start=639
-  _WRITECLIPBOARDDATAREQUEST._serialized_end=769
-  _WRITECLIPBOARDDATARESPONSE._serialized_start=772
-  _WRITECLIPBOARDDATARESPONSE._serialized_end=904
+  _LISTCLIPBOARDTARGETSREQUEST._serialized_start=131
+  _LISTCLIPBOARDTARGETSREQUEST._serialized_end=265
+  _LISTCLIPBOARDTARGETSRESPONSE._serialized_start=268
+  _LISTCLIPBOARDTARGETSRESPONSE._serialized_end=404
+  _READCLIPBOARDDATAREQUEST._serialized_start=407
+  _READCLIPBOARDDATAREQUEST._serialized_end=535
+  _READCLIPBOARDDATARESPONSE._serialized_start=538
+  _READCLIPBOARDDATARESPONSE._serialized_end=668
+  _WRITECLIPBOARDDATAREQUEST._serialized_start=671
+  _WRITECLIPBOARDDATAREQUEST._serialized_end=801
+  _WRITECLIPBOARDDATARESPONSE._serialized_start=804
+  _WRITECLIPBOARDDATARESPONSE._serialized_end=936
+  _PASTETEXTREQUEST._serialized_start=939
+  _PASTETEXTREQUEST._serialized_end=1077
+  _PASTETEXTRESPONSE._serialized_start=1080
+  _PASTETEXTRESPONSE._serialized_end=1251
 # @@protoc_insertion_point(module_scope)

@@ -134,6 +134,11 @@ class ComputerServiceStub(object):
                 request_serializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.WriteClipboardDataRequest.SerializeToString,
                 response_deserializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.WriteClipboardDataResponse.FromString,
                 )
+        self.PasteText = channel.unary_unary(
+                '/glovebox.broker.v1.ComputerService/PasteText',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.PasteTextRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.PasteTextResponse.FromString,
+                )
 
 
 class ComputerServiceServicer(object):
@@ -318,6 +323,14 @@ class ComputerServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PasteText(self, request, context):
+        """PasteText pastes text into a window through the clipboard and ctrl+v, restoring the clipboard unless it
+        changed meanwhile (mutation, in the guest's input queue; the text is audited as length and keyed hash).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ComputerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -430,6 +443,11 @@ def add_ComputerServiceServicer_to_server(servicer, server):
                     servicer.WriteClipboardData,
                     request_deserializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.WriteClipboardDataRequest.FromString,
                     response_serializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.WriteClipboardDataResponse.SerializeToString,
+            ),
+            'PasteText': grpc.unary_unary_rpc_method_handler(
+                    servicer.PasteText,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.PasteTextRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.PasteTextResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -821,5 +839,22 @@ class ComputerService(object):
         return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/WriteClipboardData',
             glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.WriteClipboardDataRequest.SerializeToString,
             glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.WriteClipboardDataResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def PasteText(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.ComputerService/PasteText',
+            glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.PasteTextRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_clipboard__data__pb2.PasteTextResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
