@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"glovebox.dev/host/internal/config"
@@ -63,49 +63,46 @@ func (b *Broker) DropFiles(ctx context.Context, recv func() (*brokerv1.DropFiles
 	if err != nil {
 		return nil, err
 	}
-	cl, err := b.begin(ctx, RPCDropFiles, first.GetSessionId())
-	if err != nil {
-		return nil, err
-	}
-	h := &agentv1.DropFilesHeader{}
-	if first.GetRequest().GetHeader() != nil {
-		h = proto.CloneOf(first.GetRequest().GetHeader())
-	}
-	bad := ownerViolation(h.GetOwner(), cl.s.id)
-	h.Owner = cl.s.id
-	cl.args = h
-	lim, _, denied := fileLimits(cl.c.Principal.Files)
-	if first.GetRequest().GetHeader() == nil {
-		bad = append(bad, errdefs.Violation{Field: "request.header", Description: "required as the first message"})
-	}
-	if err := checkRequest(validate.DropFilesHeader(h, lim), bad...); err != nil {
-		return nil, b.refuse(ctx, cl, err)
-	}
-	var gate error
-	if denied {
-		gate = b.filesDenied(cl)
-	}
-	var total int64
-	for _, f := range h.GetFiles() {
-		total += f.GetSize()
-	}
-	var resp *agentv1.DropFilesResponse
-	seq, err := b.mutate(ctx, cl, mutation{
-		gate:   gate,
-		direct: true,
-		extra:  transferTime(total),
-		send: func(ctx context.Context, c guestClients) error {
-			var err error
-			resp, err = forwardDrop(ctx, c, h, recv)
-			if err == nil {
-				cl.extraArgs = map[string]*structpb.Value{"response": structpb.NewStructValue(b.args(resp))}
+	header := first.GetRequest().GetHeader()
+	resp, seq, err := run(ctx, b, first.GetSessionId(), header, op[*agentv1.DropFilesHeader, *agentv1.DropFilesResponse]{
+		rpc: RPCDropFiles,
+		prepare: func(cl *call, h *agentv1.DropFilesHeader) []errdefs.Violation {
+			bad := ownerViolation(h.GetOwner(), cl.s.id)
+			h.Owner = cl.s.id
+			if header == nil {
+				bad = append(bad, errdefs.Violation{Field: "request.header", Description: "required as the first message"})
 			}
-			// The agent's bad fields (files[1].sha256) are named as in the broker's request.
-			return checkRequest(cl.s.guest.conn.Translate(ctx, err))
+			return bad
+		},
+		check: func(h *agentv1.DropFilesHeader) error {
+			// The principal's caps are checked in mutation (they need the call); the agent's here.
+			return validate.DropFilesHeader(h, validate.AgentDropLimits)
+		},
+		mutation: func(cl *call, h *agentv1.DropFilesHeader) (mutation, bool) {
+			lim, _, denied := fileLimits(cl.c.Principal.Files)
+			m := mutation{direct: true}
+			var total int64
+			for _, f := range h.GetFiles() {
+				total += f.GetSize()
+			}
+			m.extra = transferTime(total)
+			switch {
+			case denied:
+				m.gate = b.filesDenied(cl)
+			default:
+				m.gate = checkRequest(validate.DropFilesHeader(h, lim))
+			}
+			return m, true
+		},
+		send: func(ctx context.Context, c guestClients, h *agentv1.DropFilesHeader) (*agentv1.DropFilesResponse, error) {
+			return forwardDrop(ctx, c, h, recv)
+		},
+		answered: func(cl *call, resp *agentv1.DropFilesResponse) {
+			cl.extraArgs = map[string]*structpb.Value{"response": structpb.NewStructValue(b.args(resp))}
 		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, agentFields(err)
 	}
 	return &brokerv1.DropFilesResponse{Response: resp, AuditSeq: seq}, nil
 }
@@ -146,64 +143,87 @@ func forwardDrop(ctx context.Context, c guestClients, h *agentv1.DropFilesHeader
 
 // ReadFile forwards a read (an observation) from the guest to send, message by message; max_bytes is
 // lowered to the principal's cap. The audit record (path, size, keyed hash of the sha256) is written once
-// the guest's stream ended, and its sequence number rides on the last message.
+// the guest's stream ended, and its sequence number rides on the last message, held back until then.
 func (b *Broker) ReadFile(ctx context.Context, r *brokerv1.ReadFileRequest, send func(*brokerv1.ReadFileResponse) error) error {
-	cl, err := b.begin(ctx, RPCReadFile, r.GetSessionId())
-	if err != nil {
-		return err
-	}
-	req := &agentv1.ReadFileRequest{}
-	if r.GetRequest() != nil {
-		req = proto.CloneOf(r.GetRequest())
-	}
-	cl.args = req
-	if err := checkRequest(validate.ReadFile(req)); err != nil {
-		return b.refuse(ctx, cl, err)
-	}
-	_, capBytes, denied := fileLimits(cl.c.Principal.Files)
-	if denied {
-		return b.refuse(ctx, cl, b.filesDenied(cl))
-	}
-	if req.GetMaxBytes() == 0 || req.GetMaxBytes() > capBytes {
-		req.MaxBytes = capBytes
-	}
-	var last *agentv1.ReadFileResponse
-	seq, err := b.observeFor(ctx, cl, transferTime(req.GetMaxBytes()), func(ctx context.Context, c guestClients) error {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		st, err := c.Files.ReadFile(ctx, req)
-		if err != nil {
-			return checkRequest(cl.s.guest.conn.Translate(ctx, err))
-		}
-		summary := &agentv1.ReadFileResponse{}
-		for {
-			m, err := st.Recv()
-			if errors.Is(err, io.EOF) {
-				cl.extraArgs = map[string]*structpb.Value{"response": structpb.NewStructValue(b.args(summary))}
-				return nil
+	var info *agentv1.ReadFileInfo
+	last, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ReadFileRequest, *agentv1.ReadFileResponse]{
+		rpc:   RPCReadFile,
+		check: validate.ReadFile,
+		gate: func(cl *call, req *agentv1.ReadFileRequest) error {
+			_, capBytes, denied := fileLimits(cl.c.Principal.Files)
+			if denied {
+				return b.filesDenied(cl)
 			}
-			if err != nil {
-				return checkRequest(cl.s.guest.conn.Translate(ctx, err))
+			if req.GetMaxBytes() == 0 || req.GetMaxBytes() > capBytes {
+				req.MaxBytes = capBytes
 			}
-			if m.GetInfo() != nil {
-				summary.Info = m.GetInfo()
-			}
-			if m.GetSha256() != "" {
-				summary.Sha256 = m.GetSha256()
-			}
-			if last != nil {
-				if err := send(&brokerv1.ReadFileResponse{Response: last}); err != nil {
-					return fmt.Errorf("send: %w", errors.Join(errdefs.ErrInterrupted, err))
-				}
-			}
-			last = m
-		}
+			return nil
+		},
+		extra: func(req *agentv1.ReadFileRequest) time.Duration { return transferTime(req.GetMaxBytes()) },
+		send: func(ctx context.Context, c guestClients, req *agentv1.ReadFileRequest) (*agentv1.ReadFileResponse, error) {
+			return forwardRead(ctx, c, req, &info, func(m *agentv1.ReadFileResponse) error {
+				return send(&brokerv1.ReadFileResponse{Response: m})
+			})
+		},
+		answered: func(cl *call, last *agentv1.ReadFileResponse) {
+			// The record names the file, its size and the keyed hash of its sha256 (the first and last
+			// messages' fields), never the bytes.
+			summary := &agentv1.ReadFileResponse{Info: info, Sha256: last.GetSha256()}
+			cl.extraArgs = map[string]*structpb.Value{"response": structpb.NewStructValue(b.args(summary))}
+		},
 	})
 	if err != nil {
-		return err
-	}
-	if last == nil {
-		last = &agentv1.ReadFileResponse{}
+		return agentFields(err)
 	}
 	return send(&brokerv1.ReadFileResponse{Response: last, AuditSeq: seq})
+}
+
+// forwardRead passes the guest's messages to send, holding the last one back and returning it; info is set
+// from the first message.
+func forwardRead(ctx context.Context, c guestClients, req *agentv1.ReadFileRequest, info **agentv1.ReadFileInfo, send func(*agentv1.ReadFileResponse) error) (*agentv1.ReadFileResponse, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st, err := c.Files.ReadFile(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	var last *agentv1.ReadFileResponse
+	for {
+		m, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			if last == nil {
+				return nil, fmt.Errorf("guest sent no message: %w", errdefs.ErrUnavailable)
+			}
+			return last, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m.GetInfo() != nil {
+			*info = m.GetInfo()
+		}
+		if last != nil {
+			if err := send(last); err != nil {
+				return nil, fmt.Errorf("send: %w", errors.Join(errdefs.ErrInterrupted, err))
+			}
+		}
+		last = m
+	}
+}
+
+// agentFields names the agent's bad fields (files[1].sha256, path) as in the broker's request, with the
+// "request." prefix the broker's own validation already gives its fields.
+func agentFields(err error) error {
+	var br *errdefs.BadRequest
+	if !errors.As(err, &br) {
+		return err
+	}
+	out := &errdefs.BadRequest{}
+	for _, v := range br.Violations {
+		if !strings.HasPrefix(v.Field, "request.") {
+			v.Field = "request." + v.Field
+		}
+		out.Violations = append(out.Violations, v)
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -31,6 +32,11 @@ type op[Req, Resp proto.Message] struct {
 	// snapshots are the snapshot ids a read names besides its target (a cursor, a subtree), refused with
 	// GENERATION_CHANGED unless handed out in the current generation, as an action's are. Nil: none.
 	snapshots func(req Req) []actions.SnapshotRef
+	// gate refuses an observation the policy forbids (file transfer denied), audited like any refusal;
+	// mutations put theirs in mutation.gate. Nil: allowed.
+	gate func(cl *call, req Req) error
+	// extra is how long an observation may legitimately take beyond the guest timeout (a file read). Nil: 0.
+	extra func(req Req) time.Duration
 	// send asks the guest.
 	send func(ctx context.Context, c guestClients, req Req) (Resp, error)
 	// answered sees the guest's answer before the call's last audit record is written (to stamp generations,
@@ -85,6 +91,11 @@ func run[Req, Resp proto.Message](ctx context.Context, b *Broker, sessionID stri
 	if err != nil {
 		return resp, 0, err
 	}
+	if o.gate != nil {
+		if err := o.gate(cl, req); err != nil {
+			return resp, 0, b.refuse(ctx, cl, err)
+		}
+	}
 	send := func(ctx context.Context, c guestClients) error {
 		var err error
 		resp, err = o.send(ctx, c, req)
@@ -109,7 +120,11 @@ func run[Req, Resp proto.Message](ctx context.Context, b *Broker, sessionID stri
 		}
 	} else {
 		cl.retry = nil // an observation binds no request_id
-		seq, err = b.observe(ctx, cl, send)
+		var extra time.Duration
+		if o.extra != nil {
+			extra = o.extra(req)
+		}
+		seq, err = b.observeFor(ctx, cl, extra, send)
 	}
 	if err != nil {
 		var zero Resp
