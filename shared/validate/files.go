@@ -43,6 +43,20 @@ func DropFilesHeader(h *agentv1.DropFilesHeader, lim DropLimits) error {
 	}
 	id(&v, "owner", h.GetOwner(), false)
 	known(&v, "target", int32(h.GetTarget()), agentv1.DropTarget_name)
+	switch p := h.GetPage(); {
+	case h.GetTarget() == agentv1.DropTarget_DROP_TARGET_PAGE && p == nil:
+		v.Addf("page", "required with target DROP_TARGET_PAGE")
+	case h.GetTarget() != agentv1.DropTarget_DROP_TARGET_PAGE && p != nil:
+		v.Addf("page", "only with target DROP_TARGET_PAGE")
+	case p != nil:
+		tabRef(&v, "page.tab", p.GetTab())
+		locator(&v, "page.locator", p.GetLocator(), true)
+		if p.GetMode() == agentv1.PageDropMode_PAGE_DROP_MODE_UNSPECIFIED {
+			v.Addf("page.mode", "required: DROP_EVENT or FILE_INPUT")
+		} else {
+			known(&v, "page.mode", int32(p.GetMode()), agentv1.PageDropMode_name)
+		}
+	}
 	files := h.GetFiles()
 	if len(files) == 0 || len(files) > MaxDropFiles {
 		v.Addf("files", "must hold 1..%d files, got %d", MaxDropFiles, len(files))

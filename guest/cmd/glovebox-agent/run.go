@@ -30,12 +30,14 @@ func run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	backends := newBackendSet(cfg.Display, log)
 	defer backends.Close()
-	br := openBrowser(cfg, log)
-	defer br.Close()
 	fs := openFiles(cfg, log)
+	downloads := ""
 	if fs != nil {
 		defer fs.Close()
+		downloads = fs.DownloadDir()
 	}
+	br := openBrowser(cfg, downloads, log)
+	defer br.Close()
 	withOwnBackends := func(b server.Backends) server.Backends {
 		b.Browser = br
 		if fs != nil {

@@ -51,8 +51,11 @@ type Config struct {
 	// Display is the X display the default browser opens on (DISPLAY); empty: inherited.
 	Display string
 	// Proc is the proc filesystem scanned for --remote-debugging-port (and DevToolsActivePort); empty: /proc.
-	Proc   string
-	Logger *slog.Logger
+	Proc string
+	// DownloadDir is where every browser the backend connects to saves downloads (Browser.setDownloadBehavior);
+	// empty: the browser's own setting.
+	DownloadDir string
+	Logger      *slog.Logger
 }
 
 // Backend is the Chromium backend.
@@ -312,6 +315,11 @@ func (b *Backend) browser(ctx context.Context, port int, mayStart bool) (*chrome
 	}
 	b.browsers[port] = c
 	b.mu.Unlock()
+	if b.cfg.DownloadDir != "" {
+		if err := c.allowDownloads(ctx, b.cfg.DownloadDir); err != nil {
+			b.log.Warn("browser downloads stay where the browser puts them", "browser", c.id(), "error", err)
+		}
+	}
 	return c, nil
 }
 

@@ -35,9 +35,12 @@ type pending struct {
 // last chunk), verifies each file's size and
 // sha256 and only then gives every file its name in the drop directory, so a failed drop leaves nothing.
 // Names never replace an existing file: a taken name gets a "2-", "3-", ... prefix.
-func (s *Store) Drop(ctx context.Context, h *agentv1.DropFilesHeader, next func() (*agentv1.FileChunk, error), offer Offer) (*agentv1.DropFilesResponse, error) {
-	if h.GetTarget() == agentv1.DropTarget_DROP_TARGET_DESKTOP_CLIPBOARD && offer == nil {
+func (s *Store) Drop(ctx context.Context, h *agentv1.DropFilesHeader, next func() (*agentv1.FileChunk, error), offer Offer, place Place) (*agentv1.DropFilesResponse, error) {
+	switch {
+	case h.GetTarget() == agentv1.DropTarget_DROP_TARGET_DESKTOP_CLIPBOARD && offer == nil:
 		return nil, fmt.Errorf("target DESKTOP_CLIPBOARD: no clipboard: %w", errdefs.ErrCapabilityUnavailable)
+	case h.GetTarget() == agentv1.DropTarget_DROP_TARGET_PAGE && place == nil:
+		return nil, fmt.Errorf("target PAGE: no browser: %w", errdefs.ErrCapabilityUnavailable)
 	}
 	if err := os.MkdirAll(s.drops, 0o700); err != nil {
 		return nil, fmt.Errorf("drop directory: %w", errors.Join(errdefs.ErrCapabilityUnavailable, err))
@@ -87,19 +90,32 @@ func (s *Store) Drop(ctx context.Context, h *agentv1.DropFilesHeader, next func(
 		resp.Files = append(resp.Files, &agentv1.DroppedFile{Name: p.decl.GetName(), SavedName: filepath.Base(path),
 			Path: path, Size: p.got, Sha256: p.decl.GetSha256()})
 	}
-	if h.GetTarget() == agentv1.DropTarget_DROP_TARGET_DESKTOP_CLIPBOARD {
+	var err error
+	switch h.GetTarget() {
+	case agentv1.DropTarget_DROP_TARGET_DESKTOP_CLIPBOARD:
 		text, targets := ClipboardTargets(named)
-		if err := offer(ctx, text, targets); err != nil {
-			// Nothing half-done: the files go again with the clipboard.
-			for _, n := range named {
-				os.Remove(n)
+		if err = offer(ctx, text, targets); err == nil {
+			for _, f := range resp.Files {
+				f.OnClipboard = true
 			}
-			return nil, fmt.Errorf("clipboard: %w", err)
 		}
-		resp.Target = agentv1.DropTarget_DROP_TARGET_DESKTOP_CLIPBOARD
-		for _, f := range resp.Files {
-			f.OnClipboard = true
+	case agentv1.DropTarget_DROP_TARGET_PAGE:
+		if err = place(ctx, h.GetPage(), named); err == nil {
+			resp.PageMode = h.GetPage().GetMode()
+			for _, f := range resp.Files {
+				f.InPage = true
+			}
 		}
+	}
+	if err != nil {
+		// Nothing half-done: the files go again with the clipboard or page that did not take them.
+		for _, n := range named {
+			os.Remove(n)
+		}
+		return nil, fmt.Errorf("%s: %w", h.GetTarget(), err)
+	}
+	if h.GetTarget() != agentv1.DropTarget_DROP_TARGET_UNSPECIFIED {
+		resp.Target = h.GetTarget()
 	}
 	s.log.Info("files dropped", "owner", h.GetOwner(), "files", len(files), "bytes", total(files), "target", resp.Target.String())
 	return resp, nil

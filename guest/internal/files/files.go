@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
 )
 
@@ -29,6 +30,10 @@ type Config struct {
 // Offer is what a drop to the desktop clipboard needs of the clipboard: owning CLIPBOARD with text and extra
 // targets (target atom name -> bytes) offered together.
 type Offer = func(ctx context.Context, text string, targets map[string][]byte) error
+
+// Place is what a drop into a page needs of the browser: the saved files (absolute paths) given to the
+// element p names, by a drop event or its file input.
+type Place = func(ctx context.Context, p *agentv1.PageDrop, paths []string) error
 
 // Store is the file backend. Its methods are safe for concurrent use.
 type Store struct {

@@ -96,7 +96,7 @@ func TestDropMismatchLeavesNothing(t *testing.T) {
 		{Name: "a.txt", Size: int64(len(a)), Sha256: sum(a)},
 		{Name: "b.txt", Size: int64(len(b)), Sha256: sum([]byte("other"))},
 	}}
-	_, err := s.Drop(context.Background(), h, chunks(a, b), nil)
+	_, err := s.Drop(context.Background(), h, chunks(a, b), nil, nil)
 	var br *errdefs.BadRequest
 	if !errors.As(err, &br) || br.Violations[0].Field != "files[1].sha256" {
 		t.Fatalf("Drop = %v; want a BadRequest naming files[1].sha256", err)
@@ -120,7 +120,7 @@ func TestDropNames(t *testing.T) {
 		{Name: "x.txt", Size: 3, Sha256: sum(one)}, {Name: "dir/x.txt", Size: 3, Sha256: sum(two)},
 		{Name: "x.txt", Size: 0, Sha256: sum(empty)},
 	}}
-	resp, err := s.Drop(context.Background(), h, chunks(one, two, empty), nil)
+	resp, err := s.Drop(context.Background(), h, chunks(one, two, empty), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestDropNames(t *testing.T) {
 		t.Errorf("x.txt overwritten: %q", got)
 	}
 	_, err = s.Drop(context.Background(), &agentv1.DropFilesHeader{Files: []*agentv1.DropFile{{Name: "y", Size: 10, Sha256: sum(one)}}},
-		chunks(one), nil)
+		chunks(one), nil, nil)
 	var br *errdefs.BadRequest
 	if !errors.As(err, &br) || br.Violations[0].Field != "files[0].size" {
 		t.Errorf("short stream: %v; want a BadRequest naming files[0].size", err)

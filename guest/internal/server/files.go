@@ -19,10 +19,19 @@ import (
 type Files interface {
 	// Drop receives the files h declares from next (io.EOF after the last chunk); offer, when the target
 	// is DESKTOP_CLIPBOARD, puts the saved files on the clipboard (nil: no clipboard backend).
+	// place, when the target is PAGE, gives the saved files to a page element (nil: no browser backend).
 	Drop(ctx context.Context, h *agentv1.DropFilesHeader, next func() (*agentv1.FileChunk, error),
-		offer func(ctx context.Context, text string, targets map[string][]byte) error) (*agentv1.DropFilesResponse, error)
+		offer func(ctx context.Context, text string, targets map[string][]byte) error,
+		place func(ctx context.Context, p *agentv1.PageDrop, paths []string) error) (*agentv1.DropFilesResponse, error)
 	// Open opens a regular file under the home directory of at most maxBytes (0: the agent's cap).
 	Open(path string, maxBytes int64) (io.ReadCloser, *agentv1.ReadFileInfo, error)
+	// Downloads lists the browser download directory.
+	Downloads() (*agentv1.ListDownloadsResponse, error)
+}
+
+// BrowserFiles is implemented by a browser backend that can give files to a page element.
+type BrowserFiles interface {
+	PlaceFiles(ctx context.Context, p *agentv1.PageDrop, paths []string) error
 }
 
 // ClipboardOffer is implemented by a clipboard backend that can own a selection with extra targets.
@@ -75,7 +84,20 @@ func (f *filesService) DropFiles(st grpc.ClientStreamingServer[agentv1.DropFiles
 		}
 		return m.GetChunk(), nil
 	}
-	resp, err := b.Drop(st.Context(), h, next, offer)
+	var place func(ctx context.Context, p *agentv1.PageDrop, paths []string) error
+	if br := f.s.b().Browser; br != nil {
+		if pf, ok := unwrapBrowser(br).(BrowserFiles); ok {
+			// A drop event is input: it takes its turn in the input queue, like Act.
+			place = func(ctx context.Context, p *agentv1.PageDrop, paths []string) error {
+				if err := f.s.inputQueue.lock(ctx); err != nil {
+					return fmt.Errorf("queued: %w: %w", errdefs.ErrInterrupted, err)
+				}
+				defer f.s.inputQueue.unlock()
+				return pf.PlaceFiles(ctx, p, paths)
+			}
+		}
+	}
+	resp, err := b.Drop(st.Context(), h, next, offer, place)
 	if err != nil {
 		return fmt.Errorf("drop: %w", err)
 	}
@@ -123,4 +145,21 @@ func (f *filesService) ReadFile(req *agentv1.ReadFileRequest, st grpc.ServerStre
 	}
 	f.s.log.Info("file read", "bytes", sent)
 	return st.Send(&agentv1.ReadFileResponse{Sha256: hex.EncodeToString(sum.Sum(nil))})
+}
+
+// ListDownloads lists the browser download directory.
+func (f *filesService) ListDownloads(ctx context.Context, _ *agentv1.ListDownloadsRequest) (*agentv1.ListDownloadsResponse, error) {
+	b, err := f.backend()
+	if err != nil {
+		return nil, err
+	}
+	return b.Downloads()
+}
+
+// unwrapBrowser returns the implementation behind AdaptBrowser, to ask it for optional interfaces.
+func unwrapBrowser(b Browser) any {
+	if a, ok := b.(adaptedBrowser); ok {
+		return a.BrowserIO
+	}
+	return b
 }

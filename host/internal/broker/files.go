@@ -19,8 +19,9 @@ import (
 
 // Full method names of the file surface, as recorded in the audit log.
 const (
-	RPCDropFiles = "/glovebox.broker.v1.FilesService/DropFiles"
-	RPCReadFile  = "/glovebox.broker.v1.FilesService/ReadFile"
+	RPCDropFiles     = "/glovebox.broker.v1.FilesService/DropFiles"
+	RPCReadFile      = "/glovebox.broker.v1.FilesService/ReadFile"
+	RPCListDownloads = "/glovebox.broker.v1.FilesService/ListDownloads"
 )
 
 // transferRate is the slowest transfer a guest call's deadline allows for (bytes per second): a 512 MiB drop
@@ -86,6 +87,11 @@ func (b *Broker) DropFiles(ctx context.Context, recv func() (*brokerv1.DropFiles
 				total += f.GetSize()
 			}
 			m.extra = transferTime(total)
+			if tab := h.GetPage().GetTab(); tab != nil {
+				gen, _ := cl.s.guest.generations()
+				cl.target = &agentv1.FrozenTarget{BrowserId: tab.GetBrowserId(), TabId: tab.GetTabId(),
+					Source: agentv1.TargetSource_TARGET_SOURCE_EXPLICIT, Generation: gen}
+			}
 			switch {
 			case denied:
 				m.gate = b.filesDenied(cl)
@@ -226,4 +232,25 @@ func agentFields(err error) error {
 		out.Violations = append(out.Violations, v)
 	}
 	return out
+}
+
+// ListDownloads lists the guest's browser download directory (an observation, refused when the policy
+// forbids file transfer).
+func (b *Broker) ListDownloads(ctx context.Context, r *brokerv1.ListDownloadsRequest) (*brokerv1.ListDownloadsResponse, error) {
+	resp, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ListDownloadsRequest, *agentv1.ListDownloadsResponse]{
+		rpc: RPCListDownloads,
+		gate: func(cl *call, _ *agentv1.ListDownloadsRequest) error {
+			if _, _, denied := fileLimits(cl.c.Principal.Files); denied {
+				return b.filesDenied(cl)
+			}
+			return nil
+		},
+		send: func(ctx context.Context, c guestClients, req *agentv1.ListDownloadsRequest) (*agentv1.ListDownloadsResponse, error) {
+			return c.Files.ListDownloads(ctx, req)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &brokerv1.ListDownloadsResponse{Response: resp, AuditSeq: seq}, nil
 }

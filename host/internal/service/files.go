@@ -1,6 +1,8 @@
 package service
 
 import (
+	"context"
+
 	"google.golang.org/grpc"
 
 	"glovebox.dev/host/internal/broker"
@@ -25,4 +27,9 @@ func (s *Files) DropFiles(st grpc.ClientStreamingServer[brokerv1.DropFilesReques
 // ReadFile streams a file out.
 func (s *Files) ReadFile(r *brokerv1.ReadFileRequest, st grpc.ServerStreamingServer[brokerv1.ReadFileResponse]) error {
 	return s.b.ReadFile(st.Context(), r, st.Send)
+}
+
+// ListDownloads lists the browser download directory.
+func (s *Files) ListDownloads(ctx context.Context, r *brokerv1.ListDownloadsRequest) (*brokerv1.ListDownloadsResponse, error) {
+	return s.b.ListDownloads(ctx, r)
 }

@@ -21,6 +21,59 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// PageDropMode is how dropped files reach a page.
+type PageDropMode int32
+
+const (
+	PageDropMode_PAGE_DROP_MODE_UNSPECIFIED PageDropMode = 0
+	// A real drag and drop at the element (Input.dispatchDragEvent: dragEnter, dragOver, drop) carrying the
+	// files, as a person dragging them from a file manager would.
+	PageDropMode_PAGE_DROP_MODE_DROP_EVENT PageDropMode = 1
+	// The files set on an <input type=file> (DOM.setFileInputFiles: the page gets input and change events).
+	PageDropMode_PAGE_DROP_MODE_FILE_INPUT PageDropMode = 2
+)
+
+// Enum value maps for PageDropMode.
+var (
+	PageDropMode_name = map[int32]string{
+		0: "PAGE_DROP_MODE_UNSPECIFIED",
+		1: "PAGE_DROP_MODE_DROP_EVENT",
+		2: "PAGE_DROP_MODE_FILE_INPUT",
+	}
+	PageDropMode_value = map[string]int32{
+		"PAGE_DROP_MODE_UNSPECIFIED": 0,
+		"PAGE_DROP_MODE_DROP_EVENT":  1,
+		"PAGE_DROP_MODE_FILE_INPUT":  2,
+	}
+)
+
+func (x PageDropMode) Enum() *PageDropMode {
+	p := new(PageDropMode)
+	*p = x
+	return p
+}
+
+func (x PageDropMode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PageDropMode) Descriptor() protoreflect.EnumDescriptor {
+	return file_glovebox_agent_v1_files_proto_enumTypes[0].Descriptor()
+}
+
+func (PageDropMode) Type() protoreflect.EnumType {
+	return &file_glovebox_agent_v1_files_proto_enumTypes[0]
+}
+
+func (x PageDropMode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PageDropMode.Descriptor instead.
+func (PageDropMode) EnumDescriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{0}
+}
+
 // DropTarget says where dropped files go beyond the drop directory.
 type DropTarget int32
 
@@ -32,6 +85,8 @@ const (
 	// DROP_TARGET_DESKTOP_CLIPBOARD: also put the files on the CLIPBOARD selection as text/uri-list and
 	// x-special/gnome-copied-files (and their paths as text), so the user can paste them into a file manager.
 	DropTarget_DROP_TARGET_DESKTOP_CLIPBOARD DropTarget = 2
+	// DROP_TARGET_PAGE: also give the files to an element of a browser tab (DropFilesHeader.page).
+	DropTarget_DROP_TARGET_PAGE DropTarget = 3
 )
 
 // Enum value maps for DropTarget.
@@ -40,11 +95,13 @@ var (
 		0: "DROP_TARGET_UNSPECIFIED",
 		1: "DROP_TARGET_DIRECTORY",
 		2: "DROP_TARGET_DESKTOP_CLIPBOARD",
+		3: "DROP_TARGET_PAGE",
 	}
 	DropTarget_value = map[string]int32{
 		"DROP_TARGET_UNSPECIFIED":       0,
 		"DROP_TARGET_DIRECTORY":         1,
 		"DROP_TARGET_DESKTOP_CLIPBOARD": 2,
+		"DROP_TARGET_PAGE":              3,
 	}
 )
 
@@ -59,11 +116,11 @@ func (x DropTarget) String() string {
 }
 
 func (DropTarget) Descriptor() protoreflect.EnumDescriptor {
-	return file_glovebox_agent_v1_files_proto_enumTypes[0].Descriptor()
+	return file_glovebox_agent_v1_files_proto_enumTypes[1].Descriptor()
 }
 
 func (DropTarget) Type() protoreflect.EnumType {
-	return &file_glovebox_agent_v1_files_proto_enumTypes[0]
+	return &file_glovebox_agent_v1_files_proto_enumTypes[1]
 }
 
 func (x DropTarget) Number() protoreflect.EnumNumber {
@@ -72,7 +129,240 @@ func (x DropTarget) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use DropTarget.Descriptor instead.
 func (DropTarget) EnumDescriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{1}
+}
+
+// ListDownloadsRequest asks for the download directory's files.
+type ListDownloadsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDownloadsRequest) Reset() {
+	*x = ListDownloadsRequest{}
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDownloadsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDownloadsRequest) ProtoMessage() {}
+
+func (x *ListDownloadsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDownloadsRequest.ProtoReflect.Descriptor instead.
+func (*ListDownloadsRequest) Descriptor() ([]byte, []int) {
 	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{0}
+}
+
+// Download is one file in the download directory.
+type Download struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// File name (chosen by the page or the server: untrusted).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Absolute path, for ReadFile.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	Size int64  `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	// Last modification, milliseconds since the Unix epoch.
+	ModifiedUnixMs int64 `protobuf:"varint,4,opt,name=modified_unix_ms,json=modifiedUnixMs,proto3" json:"modified_unix_ms,omitempty"`
+	// False while Chromium is still writing it (a .crdownload file).
+	Complete      bool `protobuf:"varint,5,opt,name=complete,proto3" json:"complete,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Download) Reset() {
+	*x = Download{}
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Download) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Download) ProtoMessage() {}
+
+func (x *Download) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Download.ProtoReflect.Descriptor instead.
+func (*Download) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Download) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Download) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *Download) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *Download) GetModifiedUnixMs() int64 {
+	if x != nil {
+		return x.ModifiedUnixMs
+	}
+	return 0
+}
+
+func (x *Download) GetComplete() bool {
+	if x != nil {
+		return x.Complete
+	}
+	return false
+}
+
+// ListDownloadsResponse lists the download directory.
+type ListDownloadsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Directory     string                 `protobuf:"bytes,1,opt,name=directory,proto3" json:"directory,omitempty"`
+	Downloads     []*Download            `protobuf:"bytes,2,rep,name=downloads,proto3" json:"downloads,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDownloadsResponse) Reset() {
+	*x = ListDownloadsResponse{}
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDownloadsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDownloadsResponse) ProtoMessage() {}
+
+func (x *ListDownloadsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDownloadsResponse.ProtoReflect.Descriptor instead.
+func (*ListDownloadsResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ListDownloadsResponse) GetDirectory() string {
+	if x != nil {
+		return x.Directory
+	}
+	return ""
+}
+
+func (x *ListDownloadsResponse) GetDownloads() []*Download {
+	if x != nil {
+		return x.Downloads
+	}
+	return nil
+}
+
+// PageDrop names the element of a browser tab that receives the dropped files.
+type PageDrop struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Tab   *TabRef                `protobuf:"bytes,1,opt,name=tab,proto3" json:"tab,omitempty"`
+	// The drop zone (DROP_EVENT: its center, or the point) or the <input type=file> (FILE_INPUT).
+	Locator       *Locator     `protobuf:"bytes,2,opt,name=locator,proto3" json:"locator,omitempty"`
+	Mode          PageDropMode `protobuf:"varint,3,opt,name=mode,proto3,enum=glovebox.agent.v1.PageDropMode" json:"mode,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PageDrop) Reset() {
+	*x = PageDrop{}
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PageDrop) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PageDrop) ProtoMessage() {}
+
+func (x *PageDrop) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PageDrop.ProtoReflect.Descriptor instead.
+func (*PageDrop) Descriptor() ([]byte, []int) {
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *PageDrop) GetTab() *TabRef {
+	if x != nil {
+		return x.Tab
+	}
+	return nil
+}
+
+func (x *PageDrop) GetLocator() *Locator {
+	if x != nil {
+		return x.Locator
+	}
+	return nil
+}
+
+func (x *PageDrop) GetMode() PageDropMode {
+	if x != nil {
+		return x.Mode
+	}
+	return PageDropMode_PAGE_DROP_MODE_UNSPECIFIED
 }
 
 // DropFile declares one file of a drop.
@@ -94,7 +384,7 @@ type DropFile struct {
 
 func (x *DropFile) Reset() {
 	*x = DropFile{}
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[0]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -106,7 +396,7 @@ func (x *DropFile) String() string {
 func (*DropFile) ProtoMessage() {}
 
 func (x *DropFile) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[0]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -119,7 +409,7 @@ func (x *DropFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropFile.ProtoReflect.Descriptor instead.
 func (*DropFile) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{0}
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *DropFile) GetName() string {
@@ -151,14 +441,16 @@ type DropFilesHeader struct {
 	// 1..64 files, at most 512 MiB in all.
 	Files []*DropFile `protobuf:"bytes,2,rep,name=files,proto3" json:"files,omitempty"`
 	// Where the files go beyond the drop directory.
-	Target        DropTarget `protobuf:"varint,3,opt,name=target,proto3,enum=glovebox.agent.v1.DropTarget" json:"target,omitempty"`
+	Target DropTarget `protobuf:"varint,3,opt,name=target,proto3,enum=glovebox.agent.v1.DropTarget" json:"target,omitempty"`
+	// Required with DROP_TARGET_PAGE, refused otherwise.
+	Page          *PageDrop `protobuf:"bytes,4,opt,name=page,proto3" json:"page,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DropFilesHeader) Reset() {
 	*x = DropFilesHeader{}
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[1]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -170,7 +462,7 @@ func (x *DropFilesHeader) String() string {
 func (*DropFilesHeader) ProtoMessage() {}
 
 func (x *DropFilesHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[1]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -183,7 +475,7 @@ func (x *DropFilesHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropFilesHeader.ProtoReflect.Descriptor instead.
 func (*DropFilesHeader) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{1}
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DropFilesHeader) GetOwner() string {
@@ -207,6 +499,13 @@ func (x *DropFilesHeader) GetTarget() DropTarget {
 	return DropTarget_DROP_TARGET_UNSPECIFIED
 }
 
+func (x *DropFilesHeader) GetPage() *PageDrop {
+	if x != nil {
+		return x.Page
+	}
+	return nil
+}
+
 // FileChunk is the next bytes of the current file of a drop.
 type FileChunk struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -221,7 +520,7 @@ type FileChunk struct {
 
 func (x *FileChunk) Reset() {
 	*x = FileChunk{}
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[2]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -233,7 +532,7 @@ func (x *FileChunk) String() string {
 func (*FileChunk) ProtoMessage() {}
 
 func (x *FileChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[2]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -246,7 +545,7 @@ func (x *FileChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileChunk.ProtoReflect.Descriptor instead.
 func (*FileChunk) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{2}
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *FileChunk) GetFile() int32 {
@@ -277,7 +576,7 @@ type DropFilesRequest struct {
 
 func (x *DropFilesRequest) Reset() {
 	*x = DropFilesRequest{}
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[3]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -289,7 +588,7 @@ func (x *DropFilesRequest) String() string {
 func (*DropFilesRequest) ProtoMessage() {}
 
 func (x *DropFilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[3]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -302,7 +601,7 @@ func (x *DropFilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropFilesRequest.ProtoReflect.Descriptor instead.
 func (*DropFilesRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{3}
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *DropFilesRequest) GetFrame() isDropFilesRequest_Frame {
@@ -359,14 +658,16 @@ type DroppedFile struct {
 	// The sha256 of the bytes written (hex).
 	Sha256 string `protobuf:"bytes,5,opt,name=sha256,proto3" json:"sha256,omitempty"`
 	// Whether the file is on the clipboard (target DESKTOP_CLIPBOARD).
-	OnClipboard   bool `protobuf:"varint,6,opt,name=on_clipboard,json=onClipboard,proto3" json:"on_clipboard,omitempty"`
+	OnClipboard bool `protobuf:"varint,6,opt,name=on_clipboard,json=onClipboard,proto3" json:"on_clipboard,omitempty"`
+	// Whether the page received the file (target PAGE).
+	InPage        bool `protobuf:"varint,7,opt,name=in_page,json=inPage,proto3" json:"in_page,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DroppedFile) Reset() {
 	*x = DroppedFile{}
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[4]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -378,7 +679,7 @@ func (x *DroppedFile) String() string {
 func (*DroppedFile) ProtoMessage() {}
 
 func (x *DroppedFile) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[4]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -391,7 +692,7 @@ func (x *DroppedFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DroppedFile.ProtoReflect.Descriptor instead.
 func (*DroppedFile) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{4}
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *DroppedFile) GetName() string {
@@ -436,6 +737,13 @@ func (x *DroppedFile) GetOnClipboard() bool {
 	return false
 }
 
+func (x *DroppedFile) GetInPage() bool {
+	if x != nil {
+		return x.InPage
+	}
+	return false
+}
+
 // DropFilesResponse says what happened to each file, in request order.
 type DropFilesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -443,14 +751,16 @@ type DropFilesResponse struct {
 	// The directory the files were saved in.
 	Directory string `protobuf:"bytes,2,opt,name=directory,proto3" json:"directory,omitempty"`
 	// The target that was carried out.
-	Target        DropTarget `protobuf:"varint,3,opt,name=target,proto3,enum=glovebox.agent.v1.DropTarget" json:"target,omitempty"`
+	Target DropTarget `protobuf:"varint,3,opt,name=target,proto3,enum=glovebox.agent.v1.DropTarget" json:"target,omitempty"`
+	// With target PAGE: how the page received the files.
+	PageMode      PageDropMode `protobuf:"varint,4,opt,name=page_mode,json=pageMode,proto3,enum=glovebox.agent.v1.PageDropMode" json:"page_mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DropFilesResponse) Reset() {
 	*x = DropFilesResponse{}
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[5]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -462,7 +772,7 @@ func (x *DropFilesResponse) String() string {
 func (*DropFilesResponse) ProtoMessage() {}
 
 func (x *DropFilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[5]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -475,7 +785,7 @@ func (x *DropFilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropFilesResponse.ProtoReflect.Descriptor instead.
 func (*DropFilesResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{5}
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DropFilesResponse) GetFiles() []*DroppedFile {
@@ -499,6 +809,13 @@ func (x *DropFilesResponse) GetTarget() DropTarget {
 	return DropTarget_DROP_TARGET_UNSPECIFIED
 }
 
+func (x *DropFilesResponse) GetPageMode() PageDropMode {
+	if x != nil {
+		return x.PageMode
+	}
+	return PageDropMode_PAGE_DROP_MODE_UNSPECIFIED
+}
+
 // ReadFileRequest names a file.
 type ReadFileRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -514,7 +831,7 @@ type ReadFileRequest struct {
 
 func (x *ReadFileRequest) Reset() {
 	*x = ReadFileRequest{}
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[6]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -526,7 +843,7 @@ func (x *ReadFileRequest) String() string {
 func (*ReadFileRequest) ProtoMessage() {}
 
 func (x *ReadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[6]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -539,7 +856,7 @@ func (x *ReadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadFileRequest.ProtoReflect.Descriptor instead.
 func (*ReadFileRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{6}
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ReadFileRequest) GetPath() string {
@@ -568,7 +885,7 @@ type ReadFileInfo struct {
 
 func (x *ReadFileInfo) Reset() {
 	*x = ReadFileInfo{}
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[7]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -580,7 +897,7 @@ func (x *ReadFileInfo) String() string {
 func (*ReadFileInfo) ProtoMessage() {}
 
 func (x *ReadFileInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[7]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -593,7 +910,7 @@ func (x *ReadFileInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadFileInfo.ProtoReflect.Descriptor instead.
 func (*ReadFileInfo) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{7}
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ReadFileInfo) GetPath() string {
@@ -625,7 +942,7 @@ type ReadFileResponse struct {
 
 func (x *ReadFileResponse) Reset() {
 	*x = ReadFileResponse{}
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[8]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -637,7 +954,7 @@ func (x *ReadFileResponse) String() string {
 func (*ReadFileResponse) ProtoMessage() {}
 
 func (x *ReadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_agent_v1_files_proto_msgTypes[8]
+	mi := &file_glovebox_agent_v1_files_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -650,7 +967,7 @@ func (x *ReadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadFileResponse.ProtoReflect.Descriptor instead.
 func (*ReadFileResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{8}
+	return file_glovebox_agent_v1_files_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ReadFileResponse) GetInfo() *ReadFileInfo {
@@ -678,22 +995,37 @@ var File_glovebox_agent_v1_files_proto protoreflect.FileDescriptor
 
 const file_glovebox_agent_v1_files_proto_rawDesc = "" +
 	"\n" +
-	"\x1dglovebox/agent/v1/files.proto\x12\x11glovebox.agent.v1\"J\n" +
+	"\x1dglovebox/agent/v1/files.proto\x12\x11glovebox.agent.v1\x1a\x1fglovebox/agent/v1/browser.proto\x1a$glovebox/agent/v1/page_actions.proto\"\x16\n" +
+	"\x14ListDownloadsRequest\"\x8c\x01\n" +
+	"\bDownload\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x12\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\x12(\n" +
+	"\x10modified_unix_ms\x18\x04 \x01(\x03R\x0emodifiedUnixMs\x12\x1a\n" +
+	"\bcomplete\x18\x05 \x01(\bR\bcomplete\"p\n" +
+	"\x15ListDownloadsResponse\x12\x1c\n" +
+	"\tdirectory\x18\x01 \x01(\tR\tdirectory\x129\n" +
+	"\tdownloads\x18\x02 \x03(\v2\x1b.glovebox.agent.v1.DownloadR\tdownloads\"\xa2\x01\n" +
+	"\bPageDrop\x12+\n" +
+	"\x03tab\x18\x01 \x01(\v2\x19.glovebox.agent.v1.TabRefR\x03tab\x124\n" +
+	"\alocator\x18\x02 \x01(\v2\x1a.glovebox.agent.v1.LocatorR\alocator\x123\n" +
+	"\x04mode\x18\x03 \x01(\x0e2\x1f.glovebox.agent.v1.PageDropModeR\x04mode\"J\n" +
 	"\bDropFile\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x16\n" +
-	"\x06sha256\x18\x03 \x01(\tR\x06sha256\"\x91\x01\n" +
+	"\x06sha256\x18\x03 \x01(\tR\x06sha256\"\xc2\x01\n" +
 	"\x0fDropFilesHeader\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x121\n" +
 	"\x05files\x18\x02 \x03(\v2\x1b.glovebox.agent.v1.DropFileR\x05files\x125\n" +
-	"\x06target\x18\x03 \x01(\x0e2\x1d.glovebox.agent.v1.DropTargetR\x06target\"3\n" +
+	"\x06target\x18\x03 \x01(\x0e2\x1d.glovebox.agent.v1.DropTargetR\x06target\x12/\n" +
+	"\x04page\x18\x04 \x01(\v2\x1b.glovebox.agent.v1.PageDropR\x04page\"3\n" +
 	"\tFileChunk\x12\x12\n" +
 	"\x04file\x18\x01 \x01(\x05R\x04file\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\"\x8f\x01\n" +
 	"\x10DropFilesRequest\x12<\n" +
 	"\x06header\x18\x01 \x01(\v2\".glovebox.agent.v1.DropFilesHeaderH\x00R\x06header\x124\n" +
 	"\x05chunk\x18\x02 \x01(\v2\x1c.glovebox.agent.v1.FileChunkH\x00R\x05chunkB\a\n" +
-	"\x05frame\"\xa3\x01\n" +
+	"\x05frame\"\xbc\x01\n" +
 	"\vDroppedFile\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
 	"\n" +
@@ -701,11 +1033,13 @@ const file_glovebox_agent_v1_files_proto_rawDesc = "" +
 	"\x04path\x18\x03 \x01(\tR\x04path\x12\x12\n" +
 	"\x04size\x18\x04 \x01(\x03R\x04size\x12\x16\n" +
 	"\x06sha256\x18\x05 \x01(\tR\x06sha256\x12!\n" +
-	"\fon_clipboard\x18\x06 \x01(\bR\vonClipboard\"\x9e\x01\n" +
+	"\fon_clipboard\x18\x06 \x01(\bR\vonClipboard\x12\x17\n" +
+	"\ain_page\x18\a \x01(\bR\x06inPage\"\xdc\x01\n" +
 	"\x11DropFilesResponse\x124\n" +
 	"\x05files\x18\x01 \x03(\v2\x1e.glovebox.agent.v1.DroppedFileR\x05files\x12\x1c\n" +
 	"\tdirectory\x18\x02 \x01(\tR\tdirectory\x125\n" +
-	"\x06target\x18\x03 \x01(\x0e2\x1d.glovebox.agent.v1.DropTargetR\x06target\"B\n" +
+	"\x06target\x18\x03 \x01(\x0e2\x1d.glovebox.agent.v1.DropTargetR\x06target\x12<\n" +
+	"\tpage_mode\x18\x04 \x01(\x0e2\x1f.glovebox.agent.v1.PageDropModeR\bpageMode\"B\n" +
 	"\x0fReadFileRequest\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x1b\n" +
 	"\tmax_bytes\x18\x02 \x01(\x03R\bmaxBytes\"6\n" +
@@ -715,15 +1049,21 @@ const file_glovebox_agent_v1_files_proto_rawDesc = "" +
 	"\x10ReadFileResponse\x123\n" +
 	"\x04info\x18\x01 \x01(\v2\x1f.glovebox.agent.v1.ReadFileInfoR\x04info\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12\x16\n" +
-	"\x06sha256\x18\x03 \x01(\tR\x06sha256*g\n" +
+	"\x06sha256\x18\x03 \x01(\tR\x06sha256*l\n" +
+	"\fPageDropMode\x12\x1e\n" +
+	"\x1aPAGE_DROP_MODE_UNSPECIFIED\x10\x00\x12\x1d\n" +
+	"\x19PAGE_DROP_MODE_DROP_EVENT\x10\x01\x12\x1d\n" +
+	"\x19PAGE_DROP_MODE_FILE_INPUT\x10\x02*}\n" +
 	"\n" +
 	"DropTarget\x12\x1b\n" +
 	"\x17DROP_TARGET_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15DROP_TARGET_DIRECTORY\x10\x01\x12!\n" +
-	"\x1dDROP_TARGET_DESKTOP_CLIPBOARD\x10\x022\xbf\x01\n" +
+	"\x1dDROP_TARGET_DESKTOP_CLIPBOARD\x10\x02\x12\x14\n" +
+	"\x10DROP_TARGET_PAGE\x10\x032\xa3\x02\n" +
 	"\fFilesService\x12X\n" +
 	"\tDropFiles\x12#.glovebox.agent.v1.DropFilesRequest\x1a$.glovebox.agent.v1.DropFilesResponse(\x01\x12U\n" +
-	"\bReadFile\x12\".glovebox.agent.v1.ReadFileRequest\x1a#.glovebox.agent.v1.ReadFileResponse0\x01B.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3"
+	"\bReadFile\x12\".glovebox.agent.v1.ReadFileRequest\x1a#.glovebox.agent.v1.ReadFileResponse0\x01\x12b\n" +
+	"\rListDownloads\x12'.glovebox.agent.v1.ListDownloadsRequest\x1a(.glovebox.agent.v1.ListDownloadsResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3"
 
 var (
 	file_glovebox_agent_v1_files_proto_rawDescOnce sync.Once
@@ -737,37 +1077,52 @@ func file_glovebox_agent_v1_files_proto_rawDescGZIP() []byte {
 	return file_glovebox_agent_v1_files_proto_rawDescData
 }
 
-var file_glovebox_agent_v1_files_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_glovebox_agent_v1_files_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_glovebox_agent_v1_files_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_glovebox_agent_v1_files_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_glovebox_agent_v1_files_proto_goTypes = []any{
-	(DropTarget)(0),           // 0: glovebox.agent.v1.DropTarget
-	(*DropFile)(nil),          // 1: glovebox.agent.v1.DropFile
-	(*DropFilesHeader)(nil),   // 2: glovebox.agent.v1.DropFilesHeader
-	(*FileChunk)(nil),         // 3: glovebox.agent.v1.FileChunk
-	(*DropFilesRequest)(nil),  // 4: glovebox.agent.v1.DropFilesRequest
-	(*DroppedFile)(nil),       // 5: glovebox.agent.v1.DroppedFile
-	(*DropFilesResponse)(nil), // 6: glovebox.agent.v1.DropFilesResponse
-	(*ReadFileRequest)(nil),   // 7: glovebox.agent.v1.ReadFileRequest
-	(*ReadFileInfo)(nil),      // 8: glovebox.agent.v1.ReadFileInfo
-	(*ReadFileResponse)(nil),  // 9: glovebox.agent.v1.ReadFileResponse
+	(PageDropMode)(0),             // 0: glovebox.agent.v1.PageDropMode
+	(DropTarget)(0),               // 1: glovebox.agent.v1.DropTarget
+	(*ListDownloadsRequest)(nil),  // 2: glovebox.agent.v1.ListDownloadsRequest
+	(*Download)(nil),              // 3: glovebox.agent.v1.Download
+	(*ListDownloadsResponse)(nil), // 4: glovebox.agent.v1.ListDownloadsResponse
+	(*PageDrop)(nil),              // 5: glovebox.agent.v1.PageDrop
+	(*DropFile)(nil),              // 6: glovebox.agent.v1.DropFile
+	(*DropFilesHeader)(nil),       // 7: glovebox.agent.v1.DropFilesHeader
+	(*FileChunk)(nil),             // 8: glovebox.agent.v1.FileChunk
+	(*DropFilesRequest)(nil),      // 9: glovebox.agent.v1.DropFilesRequest
+	(*DroppedFile)(nil),           // 10: glovebox.agent.v1.DroppedFile
+	(*DropFilesResponse)(nil),     // 11: glovebox.agent.v1.DropFilesResponse
+	(*ReadFileRequest)(nil),       // 12: glovebox.agent.v1.ReadFileRequest
+	(*ReadFileInfo)(nil),          // 13: glovebox.agent.v1.ReadFileInfo
+	(*ReadFileResponse)(nil),      // 14: glovebox.agent.v1.ReadFileResponse
+	(*TabRef)(nil),                // 15: glovebox.agent.v1.TabRef
+	(*Locator)(nil),               // 16: glovebox.agent.v1.Locator
 }
 var file_glovebox_agent_v1_files_proto_depIdxs = []int32{
-	1, // 0: glovebox.agent.v1.DropFilesHeader.files:type_name -> glovebox.agent.v1.DropFile
-	0, // 1: glovebox.agent.v1.DropFilesHeader.target:type_name -> glovebox.agent.v1.DropTarget
-	2, // 2: glovebox.agent.v1.DropFilesRequest.header:type_name -> glovebox.agent.v1.DropFilesHeader
-	3, // 3: glovebox.agent.v1.DropFilesRequest.chunk:type_name -> glovebox.agent.v1.FileChunk
-	5, // 4: glovebox.agent.v1.DropFilesResponse.files:type_name -> glovebox.agent.v1.DroppedFile
-	0, // 5: glovebox.agent.v1.DropFilesResponse.target:type_name -> glovebox.agent.v1.DropTarget
-	8, // 6: glovebox.agent.v1.ReadFileResponse.info:type_name -> glovebox.agent.v1.ReadFileInfo
-	4, // 7: glovebox.agent.v1.FilesService.DropFiles:input_type -> glovebox.agent.v1.DropFilesRequest
-	7, // 8: glovebox.agent.v1.FilesService.ReadFile:input_type -> glovebox.agent.v1.ReadFileRequest
-	6, // 9: glovebox.agent.v1.FilesService.DropFiles:output_type -> glovebox.agent.v1.DropFilesResponse
-	9, // 10: glovebox.agent.v1.FilesService.ReadFile:output_type -> glovebox.agent.v1.ReadFileResponse
-	9, // [9:11] is the sub-list for method output_type
-	7, // [7:9] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	3,  // 0: glovebox.agent.v1.ListDownloadsResponse.downloads:type_name -> glovebox.agent.v1.Download
+	15, // 1: glovebox.agent.v1.PageDrop.tab:type_name -> glovebox.agent.v1.TabRef
+	16, // 2: glovebox.agent.v1.PageDrop.locator:type_name -> glovebox.agent.v1.Locator
+	0,  // 3: glovebox.agent.v1.PageDrop.mode:type_name -> glovebox.agent.v1.PageDropMode
+	6,  // 4: glovebox.agent.v1.DropFilesHeader.files:type_name -> glovebox.agent.v1.DropFile
+	1,  // 5: glovebox.agent.v1.DropFilesHeader.target:type_name -> glovebox.agent.v1.DropTarget
+	5,  // 6: glovebox.agent.v1.DropFilesHeader.page:type_name -> glovebox.agent.v1.PageDrop
+	7,  // 7: glovebox.agent.v1.DropFilesRequest.header:type_name -> glovebox.agent.v1.DropFilesHeader
+	8,  // 8: glovebox.agent.v1.DropFilesRequest.chunk:type_name -> glovebox.agent.v1.FileChunk
+	10, // 9: glovebox.agent.v1.DropFilesResponse.files:type_name -> glovebox.agent.v1.DroppedFile
+	1,  // 10: glovebox.agent.v1.DropFilesResponse.target:type_name -> glovebox.agent.v1.DropTarget
+	0,  // 11: glovebox.agent.v1.DropFilesResponse.page_mode:type_name -> glovebox.agent.v1.PageDropMode
+	13, // 12: glovebox.agent.v1.ReadFileResponse.info:type_name -> glovebox.agent.v1.ReadFileInfo
+	9,  // 13: glovebox.agent.v1.FilesService.DropFiles:input_type -> glovebox.agent.v1.DropFilesRequest
+	12, // 14: glovebox.agent.v1.FilesService.ReadFile:input_type -> glovebox.agent.v1.ReadFileRequest
+	2,  // 15: glovebox.agent.v1.FilesService.ListDownloads:input_type -> glovebox.agent.v1.ListDownloadsRequest
+	11, // 16: glovebox.agent.v1.FilesService.DropFiles:output_type -> glovebox.agent.v1.DropFilesResponse
+	14, // 17: glovebox.agent.v1.FilesService.ReadFile:output_type -> glovebox.agent.v1.ReadFileResponse
+	4,  // 18: glovebox.agent.v1.FilesService.ListDownloads:output_type -> glovebox.agent.v1.ListDownloadsResponse
+	16, // [16:19] is the sub-list for method output_type
+	13, // [13:16] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_agent_v1_files_proto_init() }
@@ -775,7 +1130,9 @@ func file_glovebox_agent_v1_files_proto_init() {
 	if File_glovebox_agent_v1_files_proto != nil {
 		return
 	}
-	file_glovebox_agent_v1_files_proto_msgTypes[3].OneofWrappers = []any{
+	file_glovebox_agent_v1_browser_proto_init()
+	file_glovebox_agent_v1_page_actions_proto_init()
+	file_glovebox_agent_v1_files_proto_msgTypes[7].OneofWrappers = []any{
 		(*DropFilesRequest_Header)(nil),
 		(*DropFilesRequest_Chunk)(nil),
 	}
@@ -784,8 +1141,8 @@ func file_glovebox_agent_v1_files_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_agent_v1_files_proto_rawDesc), len(file_glovebox_agent_v1_files_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   9,
+			NumEnums:      2,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,8 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	FilesService_DropFiles_FullMethodName = "/glovebox.agent.v1.FilesService/DropFiles"
-	FilesService_ReadFile_FullMethodName  = "/glovebox.agent.v1.FilesService/ReadFile"
+	FilesService_DropFiles_FullMethodName     = "/glovebox.agent.v1.FilesService/DropFiles"
+	FilesService_ReadFile_FullMethodName      = "/glovebox.agent.v1.FilesService/ReadFile"
+	FilesService_ListDownloads_FullMethodName = "/glovebox.agent.v1.FilesService/ListDownloads"
 )
 
 // FilesServiceClient is the client API for FilesService service.
@@ -47,6 +48,10 @@ type FilesServiceClient interface {
 	// file) or max_bytes; NOT_FOUND (no such file); RESOURCE_EXHAUSTED (the file is larger than max_bytes:
 	// nothing is sent).
 	ReadFile(ctx context.Context, in *ReadFileRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ReadFileResponse], error)
+	// ListDownloads lists the browser download directory (the agent sets every Chromium it drives to save
+	// downloads there): at most 1000 entries, newest first. Fetch one with ReadFile. Errors:
+	// CAPABILITY_UNAVAILABLE (no home directory).
+	ListDownloads(ctx context.Context, in *ListDownloadsRequest, opts ...grpc.CallOption) (*ListDownloadsResponse, error)
 }
 
 type filesServiceClient struct {
@@ -89,6 +94,16 @@ func (c *filesServiceClient) ReadFile(ctx context.Context, in *ReadFileRequest, 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type FilesService_ReadFileClient = grpc.ServerStreamingClient[ReadFileResponse]
 
+func (c *filesServiceClient) ListDownloads(ctx context.Context, in *ListDownloadsRequest, opts ...grpc.CallOption) (*ListDownloadsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListDownloadsResponse)
+	err := c.cc.Invoke(ctx, FilesService_ListDownloads_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // FilesServiceServer is the server API for FilesService service.
 // All implementations must embed UnimplementedFilesServiceServer
 // for forward compatibility.
@@ -113,6 +128,10 @@ type FilesServiceServer interface {
 	// file) or max_bytes; NOT_FOUND (no such file); RESOURCE_EXHAUSTED (the file is larger than max_bytes:
 	// nothing is sent).
 	ReadFile(*ReadFileRequest, grpc.ServerStreamingServer[ReadFileResponse]) error
+	// ListDownloads lists the browser download directory (the agent sets every Chromium it drives to save
+	// downloads there): at most 1000 entries, newest first. Fetch one with ReadFile. Errors:
+	// CAPABILITY_UNAVAILABLE (no home directory).
+	ListDownloads(context.Context, *ListDownloadsRequest) (*ListDownloadsResponse, error)
 	mustEmbedUnimplementedFilesServiceServer()
 }
 
@@ -128,6 +147,9 @@ func (UnimplementedFilesServiceServer) DropFiles(grpc.ClientStreamingServer[Drop
 }
 func (UnimplementedFilesServiceServer) ReadFile(*ReadFileRequest, grpc.ServerStreamingServer[ReadFileResponse]) error {
 	return status.Error(codes.Unimplemented, "method ReadFile not implemented")
+}
+func (UnimplementedFilesServiceServer) ListDownloads(context.Context, *ListDownloadsRequest) (*ListDownloadsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListDownloads not implemented")
 }
 func (UnimplementedFilesServiceServer) mustEmbedUnimplementedFilesServiceServer() {}
 func (UnimplementedFilesServiceServer) testEmbeddedByValue()                      {}
@@ -168,13 +190,36 @@ func _FilesService_ReadFile_Handler(srv interface{}, stream grpc.ServerStream) e
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type FilesService_ReadFileServer = grpc.ServerStreamingServer[ReadFileResponse]
 
+func _FilesService_ListDownloads_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListDownloadsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FilesServiceServer).ListDownloads(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FilesService_ListDownloads_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FilesServiceServer).ListDownloads(ctx, req.(*ListDownloadsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // FilesService_ServiceDesc is the grpc.ServiceDesc for FilesService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
 var FilesService_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "glovebox.agent.v1.FilesService",
 	HandlerType: (*FilesServiceServer)(nil),
-	Methods:     []grpc.MethodDesc{},
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "ListDownloads",
+			Handler:    _FilesService_ListDownloads_Handler,
+		},
+	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "DropFiles",

@@ -22,6 +22,112 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ListDownloadsRequest wraps the agent request.
+type ListDownloadsRequest struct {
+	state         protoimpl.MessageState   `protogen:"open.v1"`
+	SessionId     string                   `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Request       *v1.ListDownloadsRequest `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDownloadsRequest) Reset() {
+	*x = ListDownloadsRequest{}
+	mi := &file_glovebox_broker_v1_files_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDownloadsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDownloadsRequest) ProtoMessage() {}
+
+func (x *ListDownloadsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_files_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDownloadsRequest.ProtoReflect.Descriptor instead.
+func (*ListDownloadsRequest) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_files_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ListDownloadsRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ListDownloadsRequest) GetRequest() *v1.ListDownloadsRequest {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// ListDownloadsResponse wraps the agent response.
+type ListDownloadsResponse struct {
+	state         protoimpl.MessageState    `protogen:"open.v1"`
+	Response      *v1.ListDownloadsResponse `protobuf:"bytes,1,opt,name=response,proto3" json:"response,omitempty"`
+	AuditSeq      uint64                    `protobuf:"varint,2,opt,name=audit_seq,json=auditSeq,proto3" json:"audit_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDownloadsResponse) Reset() {
+	*x = ListDownloadsResponse{}
+	mi := &file_glovebox_broker_v1_files_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDownloadsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDownloadsResponse) ProtoMessage() {}
+
+func (x *ListDownloadsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_glovebox_broker_v1_files_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDownloadsResponse.ProtoReflect.Descriptor instead.
+func (*ListDownloadsResponse) Descriptor() ([]byte, []int) {
+	return file_glovebox_broker_v1_files_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ListDownloadsResponse) GetResponse() *v1.ListDownloadsResponse {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *ListDownloadsResponse) GetAuditSeq() uint64 {
+	if x != nil {
+		return x.AuditSeq
+	}
+	return 0
+}
+
 // DropFilesRequest is one message of a drop.
 type DropFilesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -35,7 +141,7 @@ type DropFilesRequest struct {
 
 func (x *DropFilesRequest) Reset() {
 	*x = DropFilesRequest{}
-	mi := &file_glovebox_broker_v1_files_proto_msgTypes[0]
+	mi := &file_glovebox_broker_v1_files_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -47,7 +153,7 @@ func (x *DropFilesRequest) String() string {
 func (*DropFilesRequest) ProtoMessage() {}
 
 func (x *DropFilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_files_proto_msgTypes[0]
+	mi := &file_glovebox_broker_v1_files_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -60,7 +166,7 @@ func (x *DropFilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropFilesRequest.ProtoReflect.Descriptor instead.
 func (*DropFilesRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_files_proto_rawDescGZIP(), []int{0}
+	return file_glovebox_broker_v1_files_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *DropFilesRequest) GetSessionId() string {
@@ -89,7 +195,7 @@ type DropFilesResponse struct {
 
 func (x *DropFilesResponse) Reset() {
 	*x = DropFilesResponse{}
-	mi := &file_glovebox_broker_v1_files_proto_msgTypes[1]
+	mi := &file_glovebox_broker_v1_files_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -101,7 +207,7 @@ func (x *DropFilesResponse) String() string {
 func (*DropFilesResponse) ProtoMessage() {}
 
 func (x *DropFilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_files_proto_msgTypes[1]
+	mi := &file_glovebox_broker_v1_files_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -114,7 +220,7 @@ func (x *DropFilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DropFilesResponse.ProtoReflect.Descriptor instead.
 func (*DropFilesResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_files_proto_rawDescGZIP(), []int{1}
+	return file_glovebox_broker_v1_files_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *DropFilesResponse) GetResponse() *v1.DropFilesResponse {
@@ -142,7 +248,7 @@ type ReadFileRequest struct {
 
 func (x *ReadFileRequest) Reset() {
 	*x = ReadFileRequest{}
-	mi := &file_glovebox_broker_v1_files_proto_msgTypes[2]
+	mi := &file_glovebox_broker_v1_files_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -154,7 +260,7 @@ func (x *ReadFileRequest) String() string {
 func (*ReadFileRequest) ProtoMessage() {}
 
 func (x *ReadFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_files_proto_msgTypes[2]
+	mi := &file_glovebox_broker_v1_files_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -167,7 +273,7 @@ func (x *ReadFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadFileRequest.ProtoReflect.Descriptor instead.
 func (*ReadFileRequest) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_files_proto_rawDescGZIP(), []int{2}
+	return file_glovebox_broker_v1_files_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ReadFileRequest) GetSessionId() string {
@@ -196,7 +302,7 @@ type ReadFileResponse struct {
 
 func (x *ReadFileResponse) Reset() {
 	*x = ReadFileResponse{}
-	mi := &file_glovebox_broker_v1_files_proto_msgTypes[3]
+	mi := &file_glovebox_broker_v1_files_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -208,7 +314,7 @@ func (x *ReadFileResponse) String() string {
 func (*ReadFileResponse) ProtoMessage() {}
 
 func (x *ReadFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_glovebox_broker_v1_files_proto_msgTypes[3]
+	mi := &file_glovebox_broker_v1_files_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -221,7 +327,7 @@ func (x *ReadFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadFileResponse.ProtoReflect.Descriptor instead.
 func (*ReadFileResponse) Descriptor() ([]byte, []int) {
-	return file_glovebox_broker_v1_files_proto_rawDescGZIP(), []int{3}
+	return file_glovebox_broker_v1_files_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ReadFileResponse) GetResponse() *v1.ReadFileResponse {
@@ -242,7 +348,14 @@ var File_glovebox_broker_v1_files_proto protoreflect.FileDescriptor
 
 const file_glovebox_broker_v1_files_proto_rawDesc = "" +
 	"\n" +
-	"\x1eglovebox/broker/v1/files.proto\x12\x12glovebox.broker.v1\x1a\x1dglovebox/agent/v1/files.proto\"p\n" +
+	"\x1eglovebox/broker/v1/files.proto\x12\x12glovebox.broker.v1\x1a\x1dglovebox/agent/v1/files.proto\"x\n" +
+	"\x14ListDownloadsRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12A\n" +
+	"\arequest\x18\x02 \x01(\v2'.glovebox.agent.v1.ListDownloadsRequestR\arequest\"z\n" +
+	"\x15ListDownloadsResponse\x12D\n" +
+	"\bresponse\x18\x01 \x01(\v2(.glovebox.agent.v1.ListDownloadsResponseR\bresponse\x12\x1b\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq\"p\n" +
 	"\x10DropFilesRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12=\n" +
@@ -256,10 +369,11 @@ const file_glovebox_broker_v1_files_proto_rawDesc = "" +
 	"\arequest\x18\x02 \x01(\v2\".glovebox.agent.v1.ReadFileRequestR\arequest\"p\n" +
 	"\x10ReadFileResponse\x12?\n" +
 	"\bresponse\x18\x01 \x01(\v2#.glovebox.agent.v1.ReadFileResponseR\bresponse\x12\x1b\n" +
-	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\xc3\x01\n" +
+	"\taudit_seq\x18\x02 \x01(\x04R\bauditSeq2\xa9\x02\n" +
 	"\fFilesService\x12Z\n" +
 	"\tDropFiles\x12$.glovebox.broker.v1.DropFilesRequest\x1a%.glovebox.broker.v1.DropFilesResponse(\x01\x12W\n" +
-	"\bReadFile\x12#.glovebox.broker.v1.ReadFileRequest\x1a$.glovebox.broker.v1.ReadFileResponse0\x01B0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
+	"\bReadFile\x12#.glovebox.broker.v1.ReadFileRequest\x1a$.glovebox.broker.v1.ReadFileResponse0\x01\x12d\n" +
+	"\rListDownloads\x12(.glovebox.broker.v1.ListDownloadsRequest\x1a).glovebox.broker.v1.ListDownloadsResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3"
 
 var (
 	file_glovebox_broker_v1_files_proto_rawDescOnce sync.Once
@@ -273,31 +387,39 @@ func file_glovebox_broker_v1_files_proto_rawDescGZIP() []byte {
 	return file_glovebox_broker_v1_files_proto_rawDescData
 }
 
-var file_glovebox_broker_v1_files_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_glovebox_broker_v1_files_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_glovebox_broker_v1_files_proto_goTypes = []any{
-	(*DropFilesRequest)(nil),     // 0: glovebox.broker.v1.DropFilesRequest
-	(*DropFilesResponse)(nil),    // 1: glovebox.broker.v1.DropFilesResponse
-	(*ReadFileRequest)(nil),      // 2: glovebox.broker.v1.ReadFileRequest
-	(*ReadFileResponse)(nil),     // 3: glovebox.broker.v1.ReadFileResponse
-	(*v1.DropFilesRequest)(nil),  // 4: glovebox.agent.v1.DropFilesRequest
-	(*v1.DropFilesResponse)(nil), // 5: glovebox.agent.v1.DropFilesResponse
-	(*v1.ReadFileRequest)(nil),   // 6: glovebox.agent.v1.ReadFileRequest
-	(*v1.ReadFileResponse)(nil),  // 7: glovebox.agent.v1.ReadFileResponse
+	(*ListDownloadsRequest)(nil),     // 0: glovebox.broker.v1.ListDownloadsRequest
+	(*ListDownloadsResponse)(nil),    // 1: glovebox.broker.v1.ListDownloadsResponse
+	(*DropFilesRequest)(nil),         // 2: glovebox.broker.v1.DropFilesRequest
+	(*DropFilesResponse)(nil),        // 3: glovebox.broker.v1.DropFilesResponse
+	(*ReadFileRequest)(nil),          // 4: glovebox.broker.v1.ReadFileRequest
+	(*ReadFileResponse)(nil),         // 5: glovebox.broker.v1.ReadFileResponse
+	(*v1.ListDownloadsRequest)(nil),  // 6: glovebox.agent.v1.ListDownloadsRequest
+	(*v1.ListDownloadsResponse)(nil), // 7: glovebox.agent.v1.ListDownloadsResponse
+	(*v1.DropFilesRequest)(nil),      // 8: glovebox.agent.v1.DropFilesRequest
+	(*v1.DropFilesResponse)(nil),     // 9: glovebox.agent.v1.DropFilesResponse
+	(*v1.ReadFileRequest)(nil),       // 10: glovebox.agent.v1.ReadFileRequest
+	(*v1.ReadFileResponse)(nil),      // 11: glovebox.agent.v1.ReadFileResponse
 }
 var file_glovebox_broker_v1_files_proto_depIdxs = []int32{
-	4, // 0: glovebox.broker.v1.DropFilesRequest.request:type_name -> glovebox.agent.v1.DropFilesRequest
-	5, // 1: glovebox.broker.v1.DropFilesResponse.response:type_name -> glovebox.agent.v1.DropFilesResponse
-	6, // 2: glovebox.broker.v1.ReadFileRequest.request:type_name -> glovebox.agent.v1.ReadFileRequest
-	7, // 3: glovebox.broker.v1.ReadFileResponse.response:type_name -> glovebox.agent.v1.ReadFileResponse
-	0, // 4: glovebox.broker.v1.FilesService.DropFiles:input_type -> glovebox.broker.v1.DropFilesRequest
-	2, // 5: glovebox.broker.v1.FilesService.ReadFile:input_type -> glovebox.broker.v1.ReadFileRequest
-	1, // 6: glovebox.broker.v1.FilesService.DropFiles:output_type -> glovebox.broker.v1.DropFilesResponse
-	3, // 7: glovebox.broker.v1.FilesService.ReadFile:output_type -> glovebox.broker.v1.ReadFileResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	6,  // 0: glovebox.broker.v1.ListDownloadsRequest.request:type_name -> glovebox.agent.v1.ListDownloadsRequest
+	7,  // 1: glovebox.broker.v1.ListDownloadsResponse.response:type_name -> glovebox.agent.v1.ListDownloadsResponse
+	8,  // 2: glovebox.broker.v1.DropFilesRequest.request:type_name -> glovebox.agent.v1.DropFilesRequest
+	9,  // 3: glovebox.broker.v1.DropFilesResponse.response:type_name -> glovebox.agent.v1.DropFilesResponse
+	10, // 4: glovebox.broker.v1.ReadFileRequest.request:type_name -> glovebox.agent.v1.ReadFileRequest
+	11, // 5: glovebox.broker.v1.ReadFileResponse.response:type_name -> glovebox.agent.v1.ReadFileResponse
+	2,  // 6: glovebox.broker.v1.FilesService.DropFiles:input_type -> glovebox.broker.v1.DropFilesRequest
+	4,  // 7: glovebox.broker.v1.FilesService.ReadFile:input_type -> glovebox.broker.v1.ReadFileRequest
+	0,  // 8: glovebox.broker.v1.FilesService.ListDownloads:input_type -> glovebox.broker.v1.ListDownloadsRequest
+	3,  // 9: glovebox.broker.v1.FilesService.DropFiles:output_type -> glovebox.broker.v1.DropFilesResponse
+	5,  // 10: glovebox.broker.v1.FilesService.ReadFile:output_type -> glovebox.broker.v1.ReadFileResponse
+	1,  // 11: glovebox.broker.v1.FilesService.ListDownloads:output_type -> glovebox.broker.v1.ListDownloadsResponse
+	9,  // [9:12] is the sub-list for method output_type
+	6,  // [6:9] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_glovebox_broker_v1_files_proto_init() }
@@ -311,7 +433,7 @@ func file_glovebox_broker_v1_files_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_glovebox_broker_v1_files_proto_rawDesc), len(file_glovebox_broker_v1_files_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,8 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	FilesService_DropFiles_FullMethodName = "/glovebox.broker.v1.FilesService/DropFiles"
-	FilesService_ReadFile_FullMethodName  = "/glovebox.broker.v1.FilesService/ReadFile"
+	FilesService_DropFiles_FullMethodName     = "/glovebox.broker.v1.FilesService/DropFiles"
+	FilesService_ReadFile_FullMethodName      = "/glovebox.broker.v1.FilesService/ReadFile"
+	FilesService_ListDownloads_FullMethodName = "/glovebox.broker.v1.FilesService/ListDownloads"
 )
 
 // FilesServiceClient is the client API for FilesService service.
@@ -41,11 +42,15 @@ const (
 type FilesServiceClient interface {
 	// DropFiles forwards a drop (see glovebox.agent.v1.FilesService.DropFiles): the first message carries
 	// session_id and the header; the following ones chunks only. Audited as an INTENT (files declared) before
-	// the guest is asked and an OUTCOME (files saved, guest paths) after.
+	// the guest is asked and an OUTCOME (files saved, guest paths) after. With target PAGE the frozen target
+	// names the tab.
 	DropFiles(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[DropFilesRequest, DropFilesResponse], error)
 	// ReadFile forwards a read (see glovebox.agent.v1.FilesService.ReadFile); max_bytes is lowered to the
 	// principal's cap. Audited once it ends, with the path, size and keyed hash of the sha256.
 	ReadFile(ctx context.Context, in *ReadFileRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ReadFileResponse], error)
+	// ListDownloads lists the guest's browser download directory (observation; subject to the file-transfer
+	// policy). Fetch a download with ReadFile.
+	ListDownloads(ctx context.Context, in *ListDownloadsRequest, opts ...grpc.CallOption) (*ListDownloadsResponse, error)
 }
 
 type filesServiceClient struct {
@@ -88,6 +93,16 @@ func (c *filesServiceClient) ReadFile(ctx context.Context, in *ReadFileRequest, 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type FilesService_ReadFileClient = grpc.ServerStreamingClient[ReadFileResponse]
 
+func (c *filesServiceClient) ListDownloads(ctx context.Context, in *ListDownloadsRequest, opts ...grpc.CallOption) (*ListDownloadsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListDownloadsResponse)
+	err := c.cc.Invoke(ctx, FilesService_ListDownloads_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // FilesServiceServer is the server API for FilesService service.
 // All implementations must embed UnimplementedFilesServiceServer
 // for forward compatibility.
@@ -106,11 +121,15 @@ type FilesService_ReadFileClient = grpc.ServerStreamingClient[ReadFileResponse]
 type FilesServiceServer interface {
 	// DropFiles forwards a drop (see glovebox.agent.v1.FilesService.DropFiles): the first message carries
 	// session_id and the header; the following ones chunks only. Audited as an INTENT (files declared) before
-	// the guest is asked and an OUTCOME (files saved, guest paths) after.
+	// the guest is asked and an OUTCOME (files saved, guest paths) after. With target PAGE the frozen target
+	// names the tab.
 	DropFiles(grpc.ClientStreamingServer[DropFilesRequest, DropFilesResponse]) error
 	// ReadFile forwards a read (see glovebox.agent.v1.FilesService.ReadFile); max_bytes is lowered to the
 	// principal's cap. Audited once it ends, with the path, size and keyed hash of the sha256.
 	ReadFile(*ReadFileRequest, grpc.ServerStreamingServer[ReadFileResponse]) error
+	// ListDownloads lists the guest's browser download directory (observation; subject to the file-transfer
+	// policy). Fetch a download with ReadFile.
+	ListDownloads(context.Context, *ListDownloadsRequest) (*ListDownloadsResponse, error)
 	mustEmbedUnimplementedFilesServiceServer()
 }
 
@@ -126,6 +145,9 @@ func (UnimplementedFilesServiceServer) DropFiles(grpc.ClientStreamingServer[Drop
 }
 func (UnimplementedFilesServiceServer) ReadFile(*ReadFileRequest, grpc.ServerStreamingServer[ReadFileResponse]) error {
 	return status.Error(codes.Unimplemented, "method ReadFile not implemented")
+}
+func (UnimplementedFilesServiceServer) ListDownloads(context.Context, *ListDownloadsRequest) (*ListDownloadsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListDownloads not implemented")
 }
 func (UnimplementedFilesServiceServer) mustEmbedUnimplementedFilesServiceServer() {}
 func (UnimplementedFilesServiceServer) testEmbeddedByValue()                      {}
@@ -166,13 +188,36 @@ func _FilesService_ReadFile_Handler(srv interface{}, stream grpc.ServerStream) e
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type FilesService_ReadFileServer = grpc.ServerStreamingServer[ReadFileResponse]
 
+func _FilesService_ListDownloads_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListDownloadsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(FilesServiceServer).ListDownloads(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: FilesService_ListDownloads_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(FilesServiceServer).ListDownloads(ctx, req.(*ListDownloadsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // FilesService_ServiceDesc is the grpc.ServiceDesc for FilesService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
 var FilesService_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "glovebox.broker.v1.FilesService",
 	HandlerType: (*FilesServiceServer)(nil),
-	Methods:     []grpc.MethodDesc{},
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "ListDownloads",
+			Handler:    _FilesService_ListDownloads_Handler,
+		},
+	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "DropFiles",

@@ -11,9 +11,11 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from glovebox.agent.v1 import browser_pb2 as glovebox_dot_agent_dot_v1_dot_browser__pb2
+from glovebox.agent.v1 import page_actions_pb2 as glovebox_dot_agent_dot_v1_dot_page__actions__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dglovebox/agent/v1/files.proto\x12\x11glovebox.agent.v1\"J\n\x08\x44ropFile\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n\x04size\x18\x02 \x01(\x03R\x04size\x12\x16\n\x06sha256\x18\x03 \x01(\tR\x06sha256\"\x91\x01\n\x0f\x44ropFilesHeader\x12\x14\n\x05owner\x18\x01 \x01(\tR\x05owner\x12\x31\n\x05\x66iles\x18\x02 \x03(\x0b\x32\x1b.glovebox.agent.v1.DropFileR\x05\x66iles\x12\x35\n\x06target\x18\x03 \x01(\x0e\x32\x1d.glovebox.agent.v1.DropTargetR\x06target\"3\n\tFileChunk\x12\x12\n\x04\x66ile\x18\x01 \x01(\x05R\x04\x66ile\x12\x12\n\x04\x64\x61ta\x18\x02 \x01(\x0cR\x04\x64\x61ta\"\x8f\x01\n\x10\x44ropFilesRequest\x12<\n\x06header\x18\x01 \x01(\x0b\x32\".glovebox.agent.v1.DropFilesHeaderH\x00R\x06header\x12\x34\n\x05\x63hunk\x18\x02 \x01(\x0b\x32\x1c.glovebox.agent.v1.FileChunkH\x00R\x05\x63hunkB\x07\n\x05\x66rame\"\xa3\x01\n\x0b\x44roppedFile\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n\nsaved_name\x18\x02 \x01(\tR\tsavedName\x12\x12\n\x04path\x18\x03 \x01(\tR\x04path\x12\x12\n\x04size\x18\x04 \x01(\x03R\x04size\x12\x16\n\x06sha256\x18\x05 \x01(\tR\x06sha256\x12!\n\x0con_clipboard\x18\x06 \x01(\x08R\x0bonClipboard\"\x9e\x01\n\x11\x44ropFilesResponse\x12\x34\n\x05\x66iles\x18\x01 \x03(\x0b\x32\x1e.glovebox.agent.v1.DroppedFileR\x05\x66iles\x12\x1c\n\tdirectory\x18\x02 \x01(\tR\tdirectory\x12\x35\n\x06target\x18\x03 \x01(\x0e\x32\x1d.glovebox.agent.v1.DropTargetR\x06target\"B\n\x0fReadFileRequest\x12\x12\n\x04path\x18\x01 \x01(\tR\x04path\x12\x1b\n\tmax_bytes\x18\x02 \x01(\x03R\x08maxBytes\"6\n\x0cReadFileInfo\x12\x12\n\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n\x04size\x18\x02 \x01(\x03R\x04size\"s\n\x10ReadFileResponse\x12\x33\n\x04info\x18\x01 \x01(\x0b\x32\x1f.glovebox.agent.v1.ReadFileInfoR\x04info\x12\x12\n\x04\x64\x61ta\x18\x02 \x01(\x0cR\x04\x64\x61ta\x12\x16\n\x06sha256\x18\x03 \x01(\tR\x06sha256*g\n\nDropTarget\x12\x1b\n\x17\x44ROP_TARGET_UNSPECIFIED\x10\x00\x12\x19\n\x15\x44ROP_TARGET_DIRECTORY\x10\x01\x12!\n\x1d\x44ROP_TARGET_DESKTOP_CLIPBOARD\x10\x02\x32\xbf\x01\n\x0c\x46ilesService\x12X\n\tDropFiles\x12#.glovebox.agent.v1.DropFilesRequest\x1a$.glovebox.agent.v1.DropFilesResponse(\x01\x12U\n\x08ReadFile\x12\".glovebox.agent.v1.ReadFileRequest\x1a#.glovebox.agent.v1.ReadFileResponse0\x01\x42.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dglovebox/agent/v1/files.proto\x12\x11glovebox.agent.v1\x1a\x1fglovebox/agent/v1/browser.proto\x1a$glovebox/agent/v1/page_actions.proto\"\x16\n\x14ListDownloadsRequest\"\x8c\x01\n\x08\x44ownload\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n\x04path\x18\x02 \x01(\tR\x04path\x12\x12\n\x04size\x18\x03 \x01(\x03R\x04size\x12(\n\x10modified_unix_ms\x18\x04 \x01(\x03R\x0emodifiedUnixMs\x12\x1a\n\x08\x63omplete\x18\x05 \x01(\x08R\x08\x63omplete\"p\n\x15ListDownloadsResponse\x12\x1c\n\tdirectory\x18\x01 \x01(\tR\tdirectory\x12\x39\n\tdownloads\x18\x02 \x03(\x0b\x32\x1b.glovebox.agent.v1.DownloadR\tdownloads\"\xa2\x01\n\x08PageDrop\x12+\n\x03tab\x18\x01 \x01(\x0b\x32\x19.glovebox.agent.v1.TabRefR\x03tab\x12\x34\n\x07locator\x18\x02 \x01(\x0b\x32\x1a.glovebox.agent.v1.LocatorR\x07locator\x12\x33\n\x04mode\x18\x03 \x01(\x0e\x32\x1f.glovebox.agent.v1.PageDropModeR\x04mode\"J\n\x08\x44ropFile\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n\x04size\x18\x02 \x01(\x03R\x04size\x12\x16\n\x06sha256\x18\x03 \x01(\tR\x06sha256\"\xc2\x01\n\x0f\x44ropFilesHeader\x12\x14\n\x05owner\x18\x01 \x01(\tR\x05owner\x12\x31\n\x05\x66iles\x18\x02 \x03(\x0b\x32\x1b.glovebox.agent.v1.DropFileR\x05\x66iles\x12\x35\n\x06target\x18\x03 \x01(\x0e\x32\x1d.glovebox.agent.v1.DropTargetR\x06target\x12/\n\x04page\x18\x04 \x01(\x0b\x32\x1b.glovebox.agent.v1.PageDropR\x04page\"3\n\tFileChunk\x12\x12\n\x04\x66ile\x18\x01 \x01(\x05R\x04\x66ile\x12\x12\n\x04\x64\x61ta\x18\x02 \x01(\x0cR\x04\x64\x61ta\"\x8f\x01\n\x10\x44ropFilesRequest\x12<\n\x06header\x18\x01 \x01(\x0b\x32\".glovebox.agent.v1.DropFilesHeaderH\x00R\x06header\x12\x34\n\x05\x63hunk\x18\x02 \x01(\x0b\x32\x1c.glovebox.agent.v1.FileChunkH\x00R\x05\x63hunkB\x07\n\x05\x66rame\"\xbc\x01\n\x0b\x44roppedFile\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n\nsaved_name\x18\x02 \x01(\tR\tsavedName\x12\x12\n\x04path\x18\x03 \x01(\tR\x04path\x12\x12\n\x04size\x18\x04 \x01(\x03R\x04size\x12\x16\n\x06sha256\x18\x05 \x01(\tR\x06sha256\x12!\n\x0con_clipboard\x18\x06 \x01(\x08R\x0bonClipboard\x12\x17\n\x07in_page\x18\x07 \x01(\x08R\x06inPage\"\xdc\x01\n\x11\x44ropFilesResponse\x12\x34\n\x05\x66iles\x18\x01 \x03(\x0b\x32\x1e.glovebox.agent.v1.DroppedFileR\x05\x66iles\x12\x1c\n\tdirectory\x18\x02 \x01(\tR\tdirectory\x12\x35\n\x06target\x18\x03 \x01(\x0e\x32\x1d.glovebox.agent.v1.DropTargetR\x06target\x12<\n\tpage_mode\x18\x04 \x01(\x0e\x32\x1f.glovebox.agent.v1.PageDropModeR\x08pageMode\"B\n\x0fReadFileRequest\x12\x12\n\x04path\x18\x01 \x01(\tR\x04path\x12\x1b\n\tmax_bytes\x18\x02 \x01(\x03R\x08maxBytes\"6\n\x0cReadFileInfo\x12\x12\n\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n\x04size\x18\x02 \x01(\x03R\x04size\"s\n\x10ReadFileResponse\x12\x33\n\x04info\x18\x01 \x01(\x0b\x32\x1f.glovebox.agent.v1.ReadFileInfoR\x04info\x12\x12\n\x04\x64\x61ta\x18\x02 \x01(\x0cR\x04\x64\x61ta\x12\x16\n\x06sha256\x18\x03 \x01(\tR\x06sha256*l\n\x0cPageDropMode\x12\x1e\n\x1aPAGE_DROP_MODE_UNSPECIFIED\x10\x00\x12\x1d\n\x19PAGE_DROP_MODE_DROP_EVENT\x10\x01\x12\x1d\n\x19PAGE_DROP_MODE_FILE_INPUT\x10\x02*}\n\nDropTarget\x12\x1b\n\x17\x44ROP_TARGET_UNSPECIFIED\x10\x00\x12\x19\n\x15\x44ROP_TARGET_DIRECTORY\x10\x01\x12!\n\x1d\x44ROP_TARGET_DESKTOP_CLIPBOARD\x10\x02\x12\x14\n\x10\x44ROP_TARGET_PAGE\x10\x03\x32\xa3\x02\n\x0c\x46ilesService\x12X\n\tDropFiles\x12#.glovebox.agent.v1.DropFilesRequest\x1a$.glovebox.agent.v1.DropFilesResponse(\x01\x12U\n\x08ReadFile\x12\".glovebox.agent.v1.ReadFileRequest\x1a#.glovebox.agent.v1.ReadFileResponse0\x01\x12\x62\n\rListDownloads\x12\'.glovebox.agent.v1.ListDownloadsRequest\x1a(.glovebox.agent.v1.ListDownloadsResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'glovebox.agent.v1.files_pb2', globals())
@@ -21,26 +23,36 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z,glovebox.dev/proto/glovebox/agent/v1;agentv1'
-  _DROPTARGET._serialized_start=1043
-  _DROPTARGET._serialized_end=1146
-  _DROPFILE._serialized_start=52
-  _DROPFILE._serialized_end=126
-  _DROPFILESHEADER._serialized_start=129
-  _DROPFILESHEADER._serialized_end=274
-  _FILECHUNK._serialized_start=276
-  _FILECHUNK._serialized_end=327
-  _DROPFILESREQUEST._serialized_start=330
-  _DROPFILESREQUEST._serialized_end=473
-  _DROPPEDFILE._serialized_start=476
-  _DROPPEDFILE._serialized_end=639
-  _DROPFILESRESPONSE._serialized_start=642
-  _DROPFILESRESPONSE._serialized_end=800
-  _READFILEREQUEST._serialized_start=802
-  _READFILEREQUEST._serialized_end=868
-  _READFILEINFO._serialized_start=870
-  _READFILEINFO._serialized_end=924
-  _READFILERESPONSE._serialized_start=926
-  _READFILERESPONSE._serialized_end=1041
-  _FILESSERVICE._serialized_start=1149
-  _FILESSERVICE._serialized_end=1340
+  _PAGEDROPMODE._serialized_start=1696
+  _PAGEDROPMODE._serialized_end=1804
+  _DROPTARGET._serialized_start=1806
+  _DROPTARGET._serialized_end=1931
+  _LISTDOWNLOADSREQUEST._serialized_start=123
+  _LISTDOWNLOADSREQUEST._serialized_end=145
+  _DOWNLOAD._serialized_start=148
+  _DOWNLOAD._serialized_end=288
+  _LISTDOWNLOADSRESPONSE._serialized_start=290
+  _LISTDOWNLOADSRESPONSE._serialized_end=402
+  _PAGEDROP._serialized_start=405
+  _PAGEDROP._serialized_end=567
+  _DROPFILE._serialized_start=569
+  _DROPFILE._serialized_end=643
+  _DROPFILESHEADER._serialized_start=646
+  _DROPFILESHEADER._serialized_end=840
+  _FILECHUNK._serialized_start=842
+  _FILECHUNK._serialized_end=893
+  _DROPFILESREQUEST._serialized_start=896
+  _DROPFILESREQUEST._serialized_end=1039
+  _DROPPEDFILE._serialized_start=1042
+  _DROPPEDFILE._serialized_end=1230
+  _DROPFILESRESPONSE._serialized_start=1233
+  _DROPFILESRESPONSE._serialized_end=1453
+  _READFILEREQUEST._serialized_start=1455
+  _READFILEREQUEST._serialized_end=1521
+  _READFILEINFO._serialized_start=1523
+  _READFILEINFO._serialized_end=1577
+  _READFILERESPONSE._serialized_start=1579
+  _READFILERESPONSE._serialized_end=1694
+  _FILESSERVICE._serialized_start=1934
+  _FILESSERVICE._serialized_end=2225
 # @@protoc_insertion_point(module_scope)

@@ -26,6 +26,11 @@ class FilesServiceStub(object):
                 request_serializer=glovebox_dot_agent_dot_v1_dot_files__pb2.ReadFileRequest.SerializeToString,
                 response_deserializer=glovebox_dot_agent_dot_v1_dot_files__pb2.ReadFileResponse.FromString,
                 )
+        self.ListDownloads = channel.unary_unary(
+                '/glovebox.agent.v1.FilesService/ListDownloads',
+                request_serializer=glovebox_dot_agent_dot_v1_dot_files__pb2.ListDownloadsRequest.SerializeToString,
+                response_deserializer=glovebox_dot_agent_dot_v1_dot_files__pb2.ListDownloadsResponse.FromString,
+                )
 
 
 class FilesServiceServicer(object):
@@ -60,6 +65,15 @@ class FilesServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListDownloads(self, request, context):
+        """ListDownloads lists the browser download directory (the agent sets every Chromium it drives to save
+        downloads there): at most 1000 entries, newest first. Fetch one with ReadFile. Errors:
+        CAPABILITY_UNAVAILABLE (no home directory).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_FilesServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -72,6 +86,11 @@ def add_FilesServiceServicer_to_server(servicer, server):
                     servicer.ReadFile,
                     request_deserializer=glovebox_dot_agent_dot_v1_dot_files__pb2.ReadFileRequest.FromString,
                     response_serializer=glovebox_dot_agent_dot_v1_dot_files__pb2.ReadFileResponse.SerializeToString,
+            ),
+            'ListDownloads': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDownloads,
+                    request_deserializer=glovebox_dot_agent_dot_v1_dot_files__pb2.ListDownloadsRequest.FromString,
+                    response_serializer=glovebox_dot_agent_dot_v1_dot_files__pb2.ListDownloadsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -116,5 +135,22 @@ class FilesService(object):
         return grpc.experimental.unary_stream(request, target, '/glovebox.agent.v1.FilesService/ReadFile',
             glovebox_dot_agent_dot_v1_dot_files__pb2.ReadFileRequest.SerializeToString,
             glovebox_dot_agent_dot_v1_dot_files__pb2.ReadFileResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListDownloads(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.agent.v1.FilesService/ListDownloads',
+            glovebox_dot_agent_dot_v1_dot_files__pb2.ListDownloadsRequest.SerializeToString,
+            glovebox_dot_agent_dot_v1_dot_files__pb2.ListDownloadsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)

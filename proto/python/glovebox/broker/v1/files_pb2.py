@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from glovebox.agent.v1 import files_pb2 as glovebox_dot_agent_dot_v1_dot_files__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eglovebox/broker/v1/files.proto\x12\x12glovebox.broker.v1\x1a\x1dglovebox/agent/v1/files.proto\"p\n\x10\x44ropFilesRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12=\n\x07request\x18\x02 \x01(\x0b\x32#.glovebox.agent.v1.DropFilesRequestR\x07request\"r\n\x11\x44ropFilesResponse\x12@\n\x08response\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.DropFilesResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"n\n\x0fReadFileRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12<\n\x07request\x18\x02 \x01(\x0b\x32\".glovebox.agent.v1.ReadFileRequestR\x07request\"p\n\x10ReadFileResponse\x12?\n\x08response\x18\x01 \x01(\x0b\x32#.glovebox.agent.v1.ReadFileResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq2\xc3\x01\n\x0c\x46ilesService\x12Z\n\tDropFiles\x12$.glovebox.broker.v1.DropFilesRequest\x1a%.glovebox.broker.v1.DropFilesResponse(\x01\x12W\n\x08ReadFile\x12#.glovebox.broker.v1.ReadFileRequest\x1a$.glovebox.broker.v1.ReadFileResponse0\x01\x42\x30Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eglovebox/broker/v1/files.proto\x12\x12glovebox.broker.v1\x1a\x1dglovebox/agent/v1/files.proto\"x\n\x14ListDownloadsRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12\x41\n\x07request\x18\x02 \x01(\x0b\x32\'.glovebox.agent.v1.ListDownloadsRequestR\x07request\"z\n\x15ListDownloadsResponse\x12\x44\n\x08response\x18\x01 \x01(\x0b\x32(.glovebox.agent.v1.ListDownloadsResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"p\n\x10\x44ropFilesRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12=\n\x07request\x18\x02 \x01(\x0b\x32#.glovebox.agent.v1.DropFilesRequestR\x07request\"r\n\x11\x44ropFilesResponse\x12@\n\x08response\x18\x01 \x01(\x0b\x32$.glovebox.agent.v1.DropFilesResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq\"n\n\x0fReadFileRequest\x12\x1d\n\nsession_id\x18\x01 \x01(\tR\tsessionId\x12<\n\x07request\x18\x02 \x01(\x0b\x32\".glovebox.agent.v1.ReadFileRequestR\x07request\"p\n\x10ReadFileResponse\x12?\n\x08response\x18\x01 \x01(\x0b\x32#.glovebox.agent.v1.ReadFileResponseR\x08response\x12\x1b\n\taudit_seq\x18\x02 \x01(\x04R\x08\x61uditSeq2\xa9\x02\n\x0c\x46ilesService\x12Z\n\tDropFiles\x12$.glovebox.broker.v1.DropFilesRequest\x1a%.glovebox.broker.v1.DropFilesResponse(\x01\x12W\n\x08ReadFile\x12#.glovebox.broker.v1.ReadFileRequest\x1a$.glovebox.broker.v1.ReadFileResponse0\x01\x12\x64\n\rListDownloads\x12(.glovebox.broker.v1.ListDownloadsRequest\x1a).glovebox.broker.v1.ListDownloadsResponseB0Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'glovebox.broker.v1.files_pb2', globals())
@@ -22,14 +22,18 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z.glovebox.dev/proto/glovebox/broker/v1;brokerv1'
-  _DROPFILESREQUEST._serialized_start=85
-  _DROPFILESREQUEST._serialized_end=197
-  _DROPFILESRESPONSE._serialized_start=199
-  _DROPFILESRESPONSE._serialized_end=313
-  _READFILEREQUEST._serialized_start=315
-  _READFILEREQUEST._serialized_end=425
-  _READFILERESPONSE._serialized_start=427
-  _READFILERESPONSE._serialized_end=539
-  _FILESSERVICE._serialized_start=542
-  _FILESSERVICE._serialized_end=737
+  _LISTDOWNLOADSREQUEST._serialized_start=85
+  _LISTDOWNLOADSREQUEST._serialized_end=205
+  _LISTDOWNLOADSRESPONSE._serialized_start=207
+  _LISTDOWNLOADSRESPONSE._serialized_end=329
+  _DROPFILESREQUEST._serialized_start=331
+  _DROPFILESREQUEST._serialized_end=443
+  _DROPFILESRESPONSE._serialized_start=445
+  _DROPFILESRESPONSE._serialized_end=559
+  _READFILEREQUEST._serialized_start=561
+  _READFILEREQUEST._serialized_end=671
+  _READFILERESPONSE._serialized_start=673
+  _READFILERESPONSE._serialized_end=785
+  _FILESSERVICE._serialized_start=788
+  _FILESSERVICE._serialized_end=1085
 # @@protoc_insertion_point(module_scope)

@@ -35,6 +35,11 @@ class FilesServiceStub(object):
                 request_serializer=glovebox_dot_broker_dot_v1_dot_files__pb2.ReadFileRequest.SerializeToString,
                 response_deserializer=glovebox_dot_broker_dot_v1_dot_files__pb2.ReadFileResponse.FromString,
                 )
+        self.ListDownloads = channel.unary_unary(
+                '/glovebox.broker.v1.FilesService/ListDownloads',
+                request_serializer=glovebox_dot_broker_dot_v1_dot_files__pb2.ListDownloadsRequest.SerializeToString,
+                response_deserializer=glovebox_dot_broker_dot_v1_dot_files__pb2.ListDownloadsResponse.FromString,
+                )
 
 
 class FilesServiceServicer(object):
@@ -54,7 +59,8 @@ class FilesServiceServicer(object):
     def DropFiles(self, request_iterator, context):
         """DropFiles forwards a drop (see glovebox.agent.v1.FilesService.DropFiles): the first message carries
         session_id and the header; the following ones chunks only. Audited as an INTENT (files declared) before
-        the guest is asked and an OUTCOME (files saved, guest paths) after.
+        the guest is asked and an OUTCOME (files saved, guest paths) after. With target PAGE the frozen target
+        names the tab.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -63,6 +69,14 @@ class FilesServiceServicer(object):
     def ReadFile(self, request, context):
         """ReadFile forwards a read (see glovebox.agent.v1.FilesService.ReadFile); max_bytes is lowered to the
         principal's cap. Audited once it ends, with the path, size and keyed hash of the sha256.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListDownloads(self, request, context):
+        """ListDownloads lists the guest's browser download directory (observation; subject to the file-transfer
+        policy). Fetch a download with ReadFile.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -80,6 +94,11 @@ def add_FilesServiceServicer_to_server(servicer, server):
                     servicer.ReadFile,
                     request_deserializer=glovebox_dot_broker_dot_v1_dot_files__pb2.ReadFileRequest.FromString,
                     response_serializer=glovebox_dot_broker_dot_v1_dot_files__pb2.ReadFileResponse.SerializeToString,
+            ),
+            'ListDownloads': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDownloads,
+                    request_deserializer=glovebox_dot_broker_dot_v1_dot_files__pb2.ListDownloadsRequest.FromString,
+                    response_serializer=glovebox_dot_broker_dot_v1_dot_files__pb2.ListDownloadsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -133,5 +152,22 @@ class FilesService(object):
         return grpc.experimental.unary_stream(request, target, '/glovebox.broker.v1.FilesService/ReadFile',
             glovebox_dot_broker_dot_v1_dot_files__pb2.ReadFileRequest.SerializeToString,
             glovebox_dot_broker_dot_v1_dot_files__pb2.ReadFileResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListDownloads(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/glovebox.broker.v1.FilesService/ListDownloads',
+            glovebox_dot_broker_dot_v1_dot_files__pb2.ListDownloadsRequest.SerializeToString,
+            glovebox_dot_broker_dot_v1_dot_files__pb2.ListDownloadsResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
