@@ -33,7 +33,7 @@ func xclipOut(t *testing.T, f *filesSetup, target string) []byte {
 	return out
 }
 
-func testPNG(t *testing.T) []byte {
+func testPNG(t testing.TB) []byte {
 	t.Helper()
 	img := image.NewNRGBA(image.Rect(0, 0, 1280, 800))
 	r := rand.New(rand.NewPCG(3, 4))

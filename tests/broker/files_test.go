@@ -181,9 +181,14 @@ type filesSetup struct {
 	session string
 }
 
-func startFiles(t *testing.T, edit func(cfg map[string]any)) *filesSetup {
+func startFiles(t testing.TB, edit func(cfg map[string]any)) *filesSetup {
 	t.Helper()
-	home := t.TempDir()
+	return startFilesIn(t, t.TempDir(), edit)
+}
+
+// startFilesIn is startFiles with the agent's home directory given.
+func startFilesIn(t testing.TB, home string, edit func(cfg map[string]any)) *filesSetup {
+	t.Helper()
 	a := agenttest.Start(t, agenttest.Options{ExtraArgs: []string{"-home", home}})
 	p := setupBroker(t, map[string]string{"g1": "unix://" + a.Socket}, edit).start(t)
 	return &filesSetup{home: home, agent: a, broker: p, files: brokerv1.NewFilesServiceClient(p.Conn), session: p.session(t, "g1")}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/endpoint"
 	"glovebox.dev/shared/errgrpc"
 	"glovebox.dev/shared/validate"
 	"glovebox.dev/shared/wirecodec"
@@ -103,7 +104,7 @@ func (s *Services) Register(g *grpc.Server) {
 // RPC and turn errdefs classes into status with ErrorInfo, the codec that makes invalid UTF-8 in a string
 // field a BadRequest naming the field (grpc-go's own codec makes it INTERNAL), and the message size limits.
 func (s *Services) ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{
+	return append([]grpc.ServerOption{
 		// Logging sees the final status, so it runs outside the errdefs -> status translation, and that runs
 		// outside the check of the codec's UTF-8 findings, whose *errdefs.BadRequest it converts.
 		grpc.ForceServerCodecV2(wirecodec.Codec{}),
@@ -120,7 +121,7 @@ func (s *Services) ServerOptions() []grpc.ServerOption {
 		// GOAWAY too_many_pings and cut the broker off.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: KeepaliveMinTime, PermitWithoutStream: true}),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
-	}
+	}, endpoint.ServerWindowOptions()...)
 }
 
 // KeepaliveMinTime is the shortest ping interval the agent accepts from a client; a client pinging more

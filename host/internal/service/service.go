@@ -19,6 +19,7 @@ import (
 	"glovebox.dev/host/internal/config"
 	"glovebox.dev/host/internal/metrics"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/endpoint"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/errgrpc"
 	"glovebox.dev/shared/validate"
@@ -46,7 +47,7 @@ func Register(s *grpc.Server, b *broker.Broker, audit AuditReader, links LinkMin
 // chain authentication (principal into the context) -> RPC log line and metrics -> error translation ->
 // the check of the codec's UTF-8 findings, whose refusals of computer requests b audits (b may be nil).
 func ServerOptions(log *slog.Logger, m *metrics.Metrics, b *broker.Broker) []grpc.ServerOption {
-	return []grpc.ServerOption{
+	return append([]grpc.ServerOption{
 		grpc.ForceServerCodecV2(wirecodec.Codec{}),
 		// Requests: no valid one is larger (a 16 MiB clipboard text); a larger one is refused unread.
 		grpc.MaxRecvMsgSize(validate.MaxRequestBytes), grpc.MaxSendMsgSize(MaxMessageBytes),
@@ -56,7 +57,7 @@ func ServerOptions(log *slog.Logger, m *metrics.Metrics, b *broker.Broker) []grp
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		grpc.ChainUnaryInterceptor(auth.UnaryServerInterceptor(), unaryLog(log, m), errgrpc.UnaryServerInterceptor(), unaryWire(b)),
 		grpc.ChainStreamInterceptor(auth.StreamServerInterceptor(), streamLog(log, m), errgrpc.StreamServerInterceptor(), streamWire(b)),
-	}
+	}, endpoint.ServerWindowOptions()...)
 }
 
 // unaryWire is wirecodec's check; a request it refuses never reaches the handler, so the refusal is audited
