@@ -64,6 +64,7 @@ var usages = map[string]string{
 	"windows":      usageWindows,
 	"cursor":       usageCursor,
 	"clipboard":    usageClipboard,
+	"files":        usageFiles,
 	"control":      usageControl,
 	"audit":        usageAudit,
 	"view":         usageView,
@@ -89,6 +90,8 @@ func commandRun(name string) func(r *runner, args []string) error {
 		return (*runner).cursor
 	case "clipboard":
 		return (*runner).clipboard
+	case "files":
+		return (*runner).files
 	case "control":
 		return (*runner).control
 	case "audit":

@@ -27,7 +27,7 @@ const usageCursor = `  cursor -s SESSION                          pointer positi
 const usageClipboard = `  clipboard read -s SESSION [-primary]       print the clipboard text (untrusted guest content)
   clipboard write -s SESSION [-primary] [-confirm] (TEXT | -stdin)
                                              set the clipboard (-confirm: text that looks like a secret)
-`
+` + usageClipboardData
 
 // screenshotFlags are the capture options shared by screenshot and act -observe.
 type screenshotFlags struct {
@@ -182,10 +182,11 @@ func (r *runner) clipboard(args []string) error {
 	session := r.sessionFlag(fs)
 	primary := fs.Bool("primary", false, "the PRIMARY selection instead of CLIPBOARD")
 	var fromStdin, confirm bool
-	if sub == "write" {
+	if sub == "write" || sub == "paste" {
 		fs.BoolVar(&fromStdin, "stdin", false, "read the text from standard input")
 		fs.BoolVar(&confirm, "confirm", false, "confirm text the policy holds back as secret-looking")
 	}
+	data := r.clipboardDataFlags(fs, sub)
 	pos, err := r.parse(fs, cmd, args)
 	if err != nil {
 		return err
@@ -196,6 +197,9 @@ func (r *runner) clipboard(args []string) error {
 	sel := agentv1.Selection_SELECTION_CLIPBOARD
 	if *primary {
 		sel = agentv1.Selection_SELECTION_PRIMARY
+	}
+	if done, err := r.clipboardData(*session, sel, sub, pos, data, fromStdin, confirm); done {
+		return err
 	}
 	switch sub {
 	case "read":
