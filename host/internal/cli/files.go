@@ -274,4 +274,3 @@ func (r *runner) writeOut(path string, data []byte) error {
 	}
 	return os.WriteFile(path, data, 0o600)
 }
-
