@@ -22,7 +22,7 @@ func ReadClipboard(r *agentv1.ReadClipboardRequest) error {
 func WriteClipboard(r *agentv1.WriteClipboardRequest) error {
 	var v errdefs.Violations
 	id(&v, "owner", r.GetOwner(), false)
-	known(&v, "selection", int32(r.GetSelection()), agentv1.Selection_name)
+	writable(&v, r.GetSelection())
 	switch t := r.GetText(); {
 	case len(t) > MaxClipboardBytes:
 		v.Addf("text", "must be at most %d bytes, got %d", MaxClipboardBytes, len(t))
@@ -73,7 +73,7 @@ func ReadClipboardData(r *agentv1.ReadClipboardDataRequest) error {
 func WriteClipboardData(r *agentv1.WriteClipboardDataRequest) error {
 	var v errdefs.Violations
 	id(&v, "owner", r.GetOwner(), false)
-	known(&v, "selection", int32(r.GetSelection()), agentv1.Selection_name)
+	writable(&v, r.GetSelection())
 	mimeType(&v, "mime_type", r.GetMimeType())
 	d := r.GetData()
 	switch {
@@ -110,4 +110,12 @@ func PasteText(r *agentv1.PasteTextRequest) error {
 		v.Addf("wait_ms", "must be 0..%d, got %d", MaxPasteWaitMs, w)
 	}
 	return v.Err()
+}
+
+// writable checks the selection of a write: a known one, not XDND (a drag source owns that one).
+func writable(v *errdefs.Violations, sel agentv1.Selection) {
+	known(v, "selection", int32(sel), agentv1.Selection_name)
+	if sel == agentv1.Selection_SELECTION_XDND {
+		v.Addf("selection", "XDND is read only (the drag source owns it)")
+	}
 }

@@ -18,7 +18,10 @@ func TestClipboard(t *testing.T) {
 	}{
 		{"read default", ReadClipboard(&agentv1.ReadClipboardRequest{}), nil},
 		{"read primary", ReadClipboard(&agentv1.ReadClipboardRequest{Selection: agentv1.Selection_SELECTION_PRIMARY}), nil},
-		{"read unknown selection", ReadClipboard(&agentv1.ReadClipboardRequest{Selection: 3}), vs("selection", "unknown value 3")},
+		{"read unknown selection", ReadClipboard(&agentv1.ReadClipboardRequest{Selection: 4}), vs("selection", "unknown value 4")},
+		{"read xdnd", ReadClipboard(&agentv1.ReadClipboardRequest{Selection: agentv1.Selection_SELECTION_XDND}), nil},
+		{"write xdnd", WriteClipboard(&agentv1.WriteClipboardRequest{Selection: agentv1.Selection_SELECTION_XDND, Text: "x"}),
+			vs("selection", "XDND is read only (the drag source owns it)")},
 		{"write empty", WriteClipboard(&agentv1.WriteClipboardRequest{}), nil},
 		{"write any text", WriteClipboard(&agentv1.WriteClipboardRequest{Owner: "s-1", Text: "a\x00b\x07 中文 😀"}), nil},
 		{"write 16 MiB", WriteClipboard(&agentv1.WriteClipboardRequest{Text: strings.Repeat("x", 16<<20)}), nil},

@@ -68,6 +68,8 @@ type Clipboard struct {
 	transfers map[transferKey]*transfer // INCR sends in progress; event goroutine only
 	// served counts the content requests answered for offers a paste watches (guarded by mu).
 	served map[*offer]int
+	// press is what XdndSelection held when the agent's press in progress began, nil without one (mu).
+	press *pressSnapshot
 
 	events    *queue
 	loopDone  chan struct{}
@@ -200,6 +202,8 @@ func (c *Clipboard) selectionAtom(sel agentv1.Selection) (xproto.Atom, error) {
 		return c.atoms.clipboard, nil
 	case agentv1.Selection_SELECTION_PRIMARY:
 		return xproto.AtomPrimary, nil
+	case agentv1.Selection_SELECTION_XDND:
+		return c.atom("XdndSelection")
 	}
 	return 0, fmt.Errorf("selection %d: %w", sel, errdefs.ErrInvalidArgument)
 }

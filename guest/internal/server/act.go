@@ -110,7 +110,7 @@ func (a *actService) run(ctx context.Context, r *agentv1.ActRequest, p *plan, st
 	resolved := time.Now()
 
 	resp := &agentv1.ActResponse{Effect: agentv1.Effect_EFFECT_DONE, Target: ft}
-	if err := a.dispatch(ctx, r, p, resp); err != nil {
+	if err := a.dispatchPressing(ctx, r, p, resp); err != nil {
 		return nil, true, err
 	}
 	dispatchedAt := time.Now()

@@ -63,6 +63,7 @@ func (c *clipboardService) ReadClipboard(ctx context.Context, req *agentv1.ReadC
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", req.GetSelection(), err)
 	}
+	resp.Dragging, resp.Stale = c.xdndState(req.GetSelection(), "text", []byte(resp.GetText()))
 	return resp, nil
 }
 

@@ -66,8 +66,10 @@ func (c *clipboardService) ReadClipboardData(ctx context.Context, req *agentv1.R
 	if err != nil {
 		return nil, fmt.Errorf("read %s as %s: %w", req.GetSelection(), req.GetMimeType(), err)
 	}
-	return &agentv1.ReadClipboardDataResponse{Data: data, MimeType: req.GetMimeType(), Owned: owned, Offered: offered,
-		Length: int64(len(data))}, nil
+	resp := &agentv1.ReadClipboardDataResponse{Data: data, MimeType: req.GetMimeType(), Owned: owned, Offered: offered,
+		Length: int64(len(data))}
+	resp.Dragging, resp.Stale = c.xdndState(req.GetSelection(), req.GetMimeType(), data)
+	return resp, nil
 }
 
 // WriteClipboardData makes the agent the owner of a selection with one MIME target. The bytes are never

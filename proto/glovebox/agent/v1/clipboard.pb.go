@@ -86,6 +86,11 @@ const (
 	Selection_SELECTION_CLIPBOARD Selection = 1
 	// PRIMARY: the current text selection, pasted with the middle button.
 	Selection_SELECTION_PRIMARY Selection = 2
+	// XDND: the XdndSelection a drag source owns during a drag and drop (read only: ReadClipboard and
+	// ReadClipboardData; writes refuse it). Its owner keeps it after the drop, so a read says whether a button
+	// is held (dragging) and whether the payload is what it was when the agent's own press (mouse_down, drag)
+	// began (stale: an old selection, not this drag's).
+	Selection_SELECTION_XDND Selection = 3
 )
 
 // Enum value maps for Selection.
@@ -94,11 +99,13 @@ var (
 		0: "SELECTION_UNSPECIFIED",
 		1: "SELECTION_CLIPBOARD",
 		2: "SELECTION_PRIMARY",
+		3: "SELECTION_XDND",
 	}
 	Selection_value = map[string]int32{
 		"SELECTION_UNSPECIFIED": 0,
 		"SELECTION_CLIPBOARD":   1,
 		"SELECTION_PRIMARY":     2,
+		"SELECTION_XDND":        3,
 	}
 )
 
@@ -451,7 +458,10 @@ type ReadClipboardDataResponse struct {
 	Owned   bool `protobuf:"varint,3,opt,name=owned,proto3" json:"owned,omitempty"`
 	Offered bool `protobuf:"varint,4,opt,name=offered,proto3" json:"offered,omitempty"`
 	// len(data), kept in the audit record (the bytes are not).
-	Length        int64 `protobuf:"varint,5,opt,name=length,proto3" json:"length,omitempty"`
+	Length int64 `protobuf:"varint,5,opt,name=length,proto3" json:"length,omitempty"`
+	// XDND only: as ReadClipboardResponse.dragging and stale.
+	Dragging      bool `protobuf:"varint,6,opt,name=dragging,proto3" json:"dragging,omitempty"`
+	Stale         bool `protobuf:"varint,7,opt,name=stale,proto3" json:"stale,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -519,6 +529,20 @@ func (x *ReadClipboardDataResponse) GetLength() int64 {
 		return x.Length
 	}
 	return 0
+}
+
+func (x *ReadClipboardDataResponse) GetDragging() bool {
+	if x != nil {
+		return x.Dragging
+	}
+	return false
+}
+
+func (x *ReadClipboardDataResponse) GetStale() bool {
+	if x != nil {
+		return x.Stale
+	}
+	return false
 }
 
 // WriteClipboardDataRequest sets the selection to one target.
@@ -695,7 +719,12 @@ type ReadClipboardResponse struct {
 	// or no text.
 	Format string `protobuf:"bytes,2,opt,name=format,proto3" json:"format,omitempty"`
 	// Whether the selection had an owner.
-	Owned         bool `protobuf:"varint,3,opt,name=owned,proto3" json:"owned,omitempty"`
+	Owned bool `protobuf:"varint,3,opt,name=owned,proto3" json:"owned,omitempty"`
+	// XDND only: whether a pointer button is held now (a drag can be in progress).
+	Dragging bool `protobuf:"varint,4,opt,name=dragging,proto3" json:"dragging,omitempty"`
+	// XDND only: the payload equals what XdndSelection held when the agent's current press began: a stale
+	// selection left by an earlier drag, not a new one. False when no press of the agent's is in progress.
+	Stale         bool `protobuf:"varint,5,opt,name=stale,proto3" json:"stale,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -747,6 +776,20 @@ func (x *ReadClipboardResponse) GetFormat() string {
 func (x *ReadClipboardResponse) GetOwned() bool {
 	if x != nil {
 		return x.Owned
+	}
+	return false
+}
+
+func (x *ReadClipboardResponse) GetDragging() bool {
+	if x != nil {
+		return x.Dragging
+	}
+	return false
+}
+
+func (x *ReadClipboardResponse) GetStale() bool {
+	if x != nil {
+		return x.Stale
 	}
 	return false
 }
@@ -911,13 +954,15 @@ const file_glovebox_agent_v1_clipboard_proto_rawDesc = "" +
 	"\x05owned\x18\x02 \x01(\bR\x05owned\"s\n" +
 	"\x18ReadClipboardDataRequest\x12:\n" +
 	"\tselection\x18\x01 \x01(\x0e2\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x1b\n" +
-	"\tmime_type\x18\x02 \x01(\tR\bmimeType\"\x94\x01\n" +
+	"\tmime_type\x18\x02 \x01(\tR\bmimeType\"\xc6\x01\n" +
 	"\x19ReadClipboardDataResponse\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x12\x1b\n" +
 	"\tmime_type\x18\x02 \x01(\tR\bmimeType\x12\x14\n" +
 	"\x05owned\x18\x03 \x01(\bR\x05owned\x12\x18\n" +
 	"\aoffered\x18\x04 \x01(\bR\aoffered\x12\x16\n" +
-	"\x06length\x18\x05 \x01(\x03R\x06length\"\x9e\x01\n" +
+	"\x06length\x18\x05 \x01(\x03R\x06length\x12\x1a\n" +
+	"\bdragging\x18\x06 \x01(\bR\bdragging\x12\x14\n" +
+	"\x05stale\x18\a \x01(\bR\x05stale\"\x9e\x01\n" +
 	"\x19WriteClipboardDataRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12:\n" +
 	"\tselection\x18\x02 \x01(\x0e2\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x1b\n" +
@@ -926,11 +971,13 @@ const file_glovebox_agent_v1_clipboard_proto_rawDesc = "" +
 	"\x1aWriteClipboardDataResponse\x12\x16\n" +
 	"\x06length\x18\x01 \x01(\x03R\x06length\"R\n" +
 	"\x14ReadClipboardRequest\x12:\n" +
-	"\tselection\x18\x01 \x01(\x0e2\x1c.glovebox.agent.v1.SelectionR\tselection\"Y\n" +
+	"\tselection\x18\x01 \x01(\x0e2\x1c.glovebox.agent.v1.SelectionR\tselection\"\x8b\x01\n" +
 	"\x15ReadClipboardResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n" +
 	"\x06format\x18\x02 \x01(\tR\x06format\x12\x14\n" +
-	"\x05owned\x18\x03 \x01(\bR\x05owned\"}\n" +
+	"\x05owned\x18\x03 \x01(\bR\x05owned\x12\x1a\n" +
+	"\bdragging\x18\x04 \x01(\bR\bdragging\x12\x14\n" +
+	"\x05stale\x18\x05 \x01(\bR\x05stale\"}\n" +
 	"\x15WriteClipboardRequest\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12:\n" +
 	"\tselection\x18\x02 \x01(\x0e2\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x12\n" +
@@ -944,11 +991,12 @@ const file_glovebox_agent_v1_clipboard_proto_rawDesc = "" +
 	"\x1dCLIPBOARD_RESTORE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aCLIPBOARD_RESTORE_RESTORED\x10\x01\x12\x1a\n" +
 	"\x16CLIPBOARD_RESTORE_KEPT\x10\x02\x12\x1d\n" +
-	"\x19CLIPBOARD_RESTORE_PARTIAL\x10\x03*V\n" +
+	"\x19CLIPBOARD_RESTORE_PARTIAL\x10\x03*j\n" +
 	"\tSelection\x12\x19\n" +
 	"\x15SELECTION_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13SELECTION_CLIPBOARD\x10\x01\x12\x15\n" +
-	"\x11SELECTION_PRIMARY\x10\x022\x91\x05\n" +
+	"\x11SELECTION_PRIMARY\x10\x02\x12\x12\n" +
+	"\x0eSELECTION_XDND\x10\x032\x91\x05\n" +
 	"\x10ClipboardService\x12b\n" +
 	"\rReadClipboard\x12'.glovebox.agent.v1.ReadClipboardRequest\x1a(.glovebox.agent.v1.ReadClipboardResponse\x12e\n" +
 	"\x0eWriteClipboard\x12(.glovebox.agent.v1.WriteClipboardRequest\x1a).glovebox.agent.v1.WriteClipboardResponse\x12w\n" +

@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from glovebox.agent.v1 import common_pb2 as glovebox_dot_agent_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!glovebox/agent/v1/clipboard.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"r\n\x10PasteTextRequest\x12\x14\n\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n\x04text\x18\x02 \x01(\tR\x04text\x12\x1b\n\twindow_id\x18\x03 \x01(\rR\x08windowId\x12\x17\n\x07wait_ms\x18\x04 \x01(\rR\x06waitMs\"\xc8\x01\n\x11PasteTextResponse\x12\x1c\n\trequested\x18\x01 \x01(\x08R\trequested\x12=\n\x07restore\x18\x02 \x01(\x0e\x32#.glovebox.agent.v1.ClipboardRestoreR\x07restore\x12\x1b\n\twindow_id\x18\x03 \x01(\rR\x08windowId\x12!\n\x0clost_targets\x18\x04 \x03(\tR\x0blostTargets\x12\x16\n\x06length\x18\x05 \x01(\x03R\x06length\"Y\n\x1bListClipboardTargetsRequest\x12:\n\tselection\x18\x01 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\"N\n\x1cListClipboardTargetsResponse\x12\x18\n\x07targets\x18\x01 \x03(\tR\x07targets\x12\x14\n\x05owned\x18\x02 \x01(\x08R\x05owned\"s\n\x18ReadClipboardDataRequest\x12:\n\tselection\x18\x01 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x1b\n\tmime_type\x18\x02 \x01(\tR\x08mimeType\"\x94\x01\n\x19ReadClipboardDataResponse\x12\x12\n\x04\x64\x61ta\x18\x01 \x01(\x0cR\x04\x64\x61ta\x12\x1b\n\tmime_type\x18\x02 \x01(\tR\x08mimeType\x12\x14\n\x05owned\x18\x03 \x01(\x08R\x05owned\x12\x18\n\x07offered\x18\x04 \x01(\x08R\x07offered\x12\x16\n\x06length\x18\x05 \x01(\x03R\x06length\"\x9e\x01\n\x19WriteClipboardDataRequest\x12\x14\n\x05owner\x18\x01 \x01(\tR\x05owner\x12:\n\tselection\x18\x02 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x1b\n\tmime_type\x18\x03 \x01(\tR\x08mimeType\x12\x12\n\x04\x64\x61ta\x18\x04 \x01(\x0cR\x04\x64\x61ta\"4\n\x1aWriteClipboardDataResponse\x12\x16\n\x06length\x18\x01 \x01(\x03R\x06length\"R\n\x14ReadClipboardRequest\x12:\n\tselection\x18\x01 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\"Y\n\x15ReadClipboardResponse\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n\x06\x66ormat\x18\x02 \x01(\tR\x06\x66ormat\x12\x14\n\x05owned\x18\x03 \x01(\x08R\x05owned\"}\n\x15WriteClipboardRequest\x12\x14\n\x05owner\x18\x01 \x01(\tR\x05owner\x12:\n\tselection\x18\x02 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x12\n\x04text\x18\x03 \x01(\tR\x04text\"\xcf\x01\n\x16WriteClipboardResponse\x12\x16\n\x06length\x18\x01 \x01(\x03R\x06length\x12\x31\n\x06\x65\x66\x66\x65\x63t\x18\x02 \x01(\x0e\x32\x19.glovebox.agent.v1.EffectR\x06\x65\x66\x66\x65\x63t\x12\x37\n\x06target\x18\x03 \x01(\x0b\x32\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12\x31\n\x06timing\x18\x04 \x01(\x0b\x32\x19.glovebox.agent.v1.TimingR\x06timing*\x90\x01\n\x10\x43lipboardRestore\x12!\n\x1d\x43LIPBOARD_RESTORE_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x43LIPBOARD_RESTORE_RESTORED\x10\x01\x12\x1a\n\x16\x43LIPBOARD_RESTORE_KEPT\x10\x02\x12\x1d\n\x19\x43LIPBOARD_RESTORE_PARTIAL\x10\x03*V\n\tSelection\x12\x19\n\x15SELECTION_UNSPECIFIED\x10\x00\x12\x17\n\x13SELECTION_CLIPBOARD\x10\x01\x12\x15\n\x11SELECTION_PRIMARY\x10\x02\x32\x91\x05\n\x10\x43lipboardService\x12\x62\n\rReadClipboard\x12\'.glovebox.agent.v1.ReadClipboardRequest\x1a(.glovebox.agent.v1.ReadClipboardResponse\x12\x65\n\x0eWriteClipboard\x12(.glovebox.agent.v1.WriteClipboardRequest\x1a).glovebox.agent.v1.WriteClipboardResponse\x12w\n\x14ListClipboardTargets\x12..glovebox.agent.v1.ListClipboardTargetsRequest\x1a/.glovebox.agent.v1.ListClipboardTargetsResponse\x12n\n\x11ReadClipboardData\x12+.glovebox.agent.v1.ReadClipboardDataRequest\x1a,.glovebox.agent.v1.ReadClipboardDataResponse\x12q\n\x12WriteClipboardData\x12,.glovebox.agent.v1.WriteClipboardDataRequest\x1a-.glovebox.agent.v1.WriteClipboardDataResponse\x12V\n\tPasteText\x12#.glovebox.agent.v1.PasteTextRequest\x1a$.glovebox.agent.v1.PasteTextResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!glovebox/agent/v1/clipboard.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"r\n\x10PasteTextRequest\x12\x14\n\x05owner\x18\x01 \x01(\tR\x05owner\x12\x12\n\x04text\x18\x02 \x01(\tR\x04text\x12\x1b\n\twindow_id\x18\x03 \x01(\rR\x08windowId\x12\x17\n\x07wait_ms\x18\x04 \x01(\rR\x06waitMs\"\xc8\x01\n\x11PasteTextResponse\x12\x1c\n\trequested\x18\x01 \x01(\x08R\trequested\x12=\n\x07restore\x18\x02 \x01(\x0e\x32#.glovebox.agent.v1.ClipboardRestoreR\x07restore\x12\x1b\n\twindow_id\x18\x03 \x01(\rR\x08windowId\x12!\n\x0clost_targets\x18\x04 \x03(\tR\x0blostTargets\x12\x16\n\x06length\x18\x05 \x01(\x03R\x06length\"Y\n\x1bListClipboardTargetsRequest\x12:\n\tselection\x18\x01 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\"N\n\x1cListClipboardTargetsResponse\x12\x18\n\x07targets\x18\x01 \x03(\tR\x07targets\x12\x14\n\x05owned\x18\x02 \x01(\x08R\x05owned\"s\n\x18ReadClipboardDataRequest\x12:\n\tselection\x18\x01 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x1b\n\tmime_type\x18\x02 \x01(\tR\x08mimeType\"\xc6\x01\n\x19ReadClipboardDataResponse\x12\x12\n\x04\x64\x61ta\x18\x01 \x01(\x0cR\x04\x64\x61ta\x12\x1b\n\tmime_type\x18\x02 \x01(\tR\x08mimeType\x12\x14\n\x05owned\x18\x03 \x01(\x08R\x05owned\x12\x18\n\x07offered\x18\x04 \x01(\x08R\x07offered\x12\x16\n\x06length\x18\x05 \x01(\x03R\x06length\x12\x1a\n\x08\x64ragging\x18\x06 \x01(\x08R\x08\x64ragging\x12\x14\n\x05stale\x18\x07 \x01(\x08R\x05stale\"\x9e\x01\n\x19WriteClipboardDataRequest\x12\x14\n\x05owner\x18\x01 \x01(\tR\x05owner\x12:\n\tselection\x18\x02 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x1b\n\tmime_type\x18\x03 \x01(\tR\x08mimeType\x12\x12\n\x04\x64\x61ta\x18\x04 \x01(\x0cR\x04\x64\x61ta\"4\n\x1aWriteClipboardDataResponse\x12\x16\n\x06length\x18\x01 \x01(\x03R\x06length\"R\n\x14ReadClipboardRequest\x12:\n\tselection\x18\x01 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\"\x8b\x01\n\x15ReadClipboardResponse\x12\x12\n\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n\x06\x66ormat\x18\x02 \x01(\tR\x06\x66ormat\x12\x14\n\x05owned\x18\x03 \x01(\x08R\x05owned\x12\x1a\n\x08\x64ragging\x18\x04 \x01(\x08R\x08\x64ragging\x12\x14\n\x05stale\x18\x05 \x01(\x08R\x05stale\"}\n\x15WriteClipboardRequest\x12\x14\n\x05owner\x18\x01 \x01(\tR\x05owner\x12:\n\tselection\x18\x02 \x01(\x0e\x32\x1c.glovebox.agent.v1.SelectionR\tselection\x12\x12\n\x04text\x18\x03 \x01(\tR\x04text\"\xcf\x01\n\x16WriteClipboardResponse\x12\x16\n\x06length\x18\x01 \x01(\x03R\x06length\x12\x31\n\x06\x65\x66\x66\x65\x63t\x18\x02 \x01(\x0e\x32\x19.glovebox.agent.v1.EffectR\x06\x65\x66\x66\x65\x63t\x12\x37\n\x06target\x18\x03 \x01(\x0b\x32\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12\x31\n\x06timing\x18\x04 \x01(\x0b\x32\x19.glovebox.agent.v1.TimingR\x06timing*\x90\x01\n\x10\x43lipboardRestore\x12!\n\x1d\x43LIPBOARD_RESTORE_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x43LIPBOARD_RESTORE_RESTORED\x10\x01\x12\x1a\n\x16\x43LIPBOARD_RESTORE_KEPT\x10\x02\x12\x1d\n\x19\x43LIPBOARD_RESTORE_PARTIAL\x10\x03*j\n\tSelection\x12\x19\n\x15SELECTION_UNSPECIFIED\x10\x00\x12\x17\n\x13SELECTION_CLIPBOARD\x10\x01\x12\x15\n\x11SELECTION_PRIMARY\x10\x02\x12\x12\n\x0eSELECTION_XDND\x10\x03\x32\x91\x05\n\x10\x43lipboardService\x12\x62\n\rReadClipboard\x12\'.glovebox.agent.v1.ReadClipboardRequest\x1a(.glovebox.agent.v1.ReadClipboardResponse\x12\x65\n\x0eWriteClipboard\x12(.glovebox.agent.v1.WriteClipboardRequest\x1a).glovebox.agent.v1.WriteClipboardResponse\x12w\n\x14ListClipboardTargets\x12..glovebox.agent.v1.ListClipboardTargetsRequest\x1a/.glovebox.agent.v1.ListClipboardTargetsResponse\x12n\n\x11ReadClipboardData\x12+.glovebox.agent.v1.ReadClipboardDataRequest\x1a,.glovebox.agent.v1.ReadClipboardDataResponse\x12q\n\x12WriteClipboardData\x12,.glovebox.agent.v1.WriteClipboardDataRequest\x1a-.glovebox.agent.v1.WriteClipboardDataResponse\x12V\n\tPasteText\x12#.glovebox.agent.v1.PasteTextRequest\x1a$.glovebox.agent.v1.PasteTextResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'glovebox.agent.v1.clipboard_pb2', globals())
@@ -22,10 +22,10 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z,glovebox.dev/proto/glovebox/agent/v1;agentv1'
-  _CLIPBOARDRESTORE._serialized_start=1574
-  _CLIPBOARDRESTORE._serialized_end=1718
-  _SELECTION._serialized_start=1720
-  _SELECTION._serialized_end=1806
+  _CLIPBOARDRESTORE._serialized_start=1675
+  _CLIPBOARDRESTORE._serialized_end=1819
+  _SELECTION._serialized_start=1821
+  _SELECTION._serialized_end=1927
   _PASTETEXTREQUEST._serialized_start=88
   _PASTETEXTREQUEST._serialized_end=202
   _PASTETEXTRESPONSE._serialized_start=205
@@ -37,19 +37,19 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _READCLIPBOARDDATAREQUEST._serialized_start=578
   _READCLIPBOARDDATAREQUEST._serialized_end=693
   _READCLIPBOARDDATARESPONSE._serialized_start=696
-  _READCLIPBOARDDATARESPONSE._serialized_end=844
-  _WRITECLIPBOARDDATAREQUEST._serialized_start=847
-  _WRITECLIPBOARDDATAREQUEST._serialized_end=1005
-  _WRITECLIPBOARDDATARESPONSE._serialized_start=1007
-  _WRITECLIPBOARDDATARESPONSE._serialized_end=1059
-  _READCLIPBOARDREQUEST._serialized_start=1061
-  _READCLIPBOARDREQUEST._serialized_end=1143
-  _READCLIPBOARDRESPONSE._serialized_start=1145
-  _READCLIPBOARDRESPONSE._serialized_end=1234
-  _WRITECLIPBOARDREQUEST._serialized_start=1236
-  _WRITECLIPBOARDREQUEST._serialized_end=1361
-  _WRITECLIPBOARDRESPONSE._serialized_start=1364
-  _WRITECLIPBOARDRESPONSE._serialized_end=1571
-  _CLIPBOARDSERVICE._serialized_start=1809
-  _CLIPBOARDSERVICE._serialized_end=2466
+  _READCLIPBOARDDATARESPONSE._serialized_end=894
+  _WRITECLIPBOARDDATAREQUEST._serialized_start=897
+  _WRITECLIPBOARDDATAREQUEST._serialized_end=1055
+  _WRITECLIPBOARDDATARESPONSE._serialized_start=1057
+  _WRITECLIPBOARDDATARESPONSE._serialized_end=1109
+  _READCLIPBOARDREQUEST._serialized_start=1111
+  _READCLIPBOARDREQUEST._serialized_end=1193
+  _READCLIPBOARDRESPONSE._serialized_start=1196
+  _READCLIPBOARDRESPONSE._serialized_end=1335
+  _WRITECLIPBOARDREQUEST._serialized_start=1337
+  _WRITECLIPBOARDREQUEST._serialized_end=1462
+  _WRITECLIPBOARDRESPONSE._serialized_start=1465
+  _WRITECLIPBOARDRESPONSE._serialized_end=1672
+  _CLIPBOARDSERVICE._serialized_start=1930
+  _CLIPBOARDSERVICE._serialized_end=2587
 # @@protoc_insertion_point(module_scope)

@@ -13,6 +13,7 @@ DESCRIPTOR: _descriptor.FileDescriptor
 SELECTION_CLIPBOARD: Selection
 SELECTION_PRIMARY: Selection
 SELECTION_UNSPECIFIED: Selection
+SELECTION_XDND: Selection
 
 class ListClipboardTargetsRequest(_message.Message):
     __slots__ = ["selection"]
@@ -63,18 +64,22 @@ class ReadClipboardDataRequest(_message.Message):
     def __init__(self, selection: _Optional[_Union[Selection, str]] = ..., mime_type: _Optional[str] = ...) -> None: ...
 
 class ReadClipboardDataResponse(_message.Message):
-    __slots__ = ["data", "length", "mime_type", "offered", "owned"]
+    __slots__ = ["data", "dragging", "length", "mime_type", "offered", "owned", "stale"]
     DATA_FIELD_NUMBER: _ClassVar[int]
+    DRAGGING_FIELD_NUMBER: _ClassVar[int]
     LENGTH_FIELD_NUMBER: _ClassVar[int]
     MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
     OFFERED_FIELD_NUMBER: _ClassVar[int]
     OWNED_FIELD_NUMBER: _ClassVar[int]
+    STALE_FIELD_NUMBER: _ClassVar[int]
     data: bytes
+    dragging: bool
     length: int
     mime_type: str
     offered: bool
     owned: bool
-    def __init__(self, data: _Optional[bytes] = ..., mime_type: _Optional[str] = ..., owned: bool = ..., offered: bool = ..., length: _Optional[int] = ...) -> None: ...
+    stale: bool
+    def __init__(self, data: _Optional[bytes] = ..., mime_type: _Optional[str] = ..., owned: bool = ..., offered: bool = ..., length: _Optional[int] = ..., dragging: bool = ..., stale: bool = ...) -> None: ...
 
 class ReadClipboardRequest(_message.Message):
     __slots__ = ["selection"]
@@ -83,14 +88,18 @@ class ReadClipboardRequest(_message.Message):
     def __init__(self, selection: _Optional[_Union[Selection, str]] = ...) -> None: ...
 
 class ReadClipboardResponse(_message.Message):
-    __slots__ = ["format", "owned", "text"]
+    __slots__ = ["dragging", "format", "owned", "stale", "text"]
+    DRAGGING_FIELD_NUMBER: _ClassVar[int]
     FORMAT_FIELD_NUMBER: _ClassVar[int]
     OWNED_FIELD_NUMBER: _ClassVar[int]
+    STALE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
+    dragging: bool
     format: str
     owned: bool
+    stale: bool
     text: str
-    def __init__(self, text: _Optional[str] = ..., format: _Optional[str] = ..., owned: bool = ...) -> None: ...
+    def __init__(self, text: _Optional[str] = ..., format: _Optional[str] = ..., owned: bool = ..., dragging: bool = ..., stale: bool = ...) -> None: ...
 
 class WriteClipboardDataRequest(_message.Message):
     __slots__ = ["data", "mime_type", "owner", "selection"]
