@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -108,7 +107,7 @@ func (b *Broker) DropFiles(ctx context.Context, recv func() (*brokerv1.DropFiles
 		},
 	})
 	if err != nil {
-		return nil, agentFields(err)
+		return nil, err
 	}
 	return &brokerv1.DropFilesResponse{Response: resp, AuditSeq: seq}, nil
 }
@@ -179,7 +178,7 @@ func (b *Broker) ReadFile(ctx context.Context, r *brokerv1.ReadFileRequest, send
 		},
 	})
 	if err != nil {
-		return agentFields(err)
+		return err
 	}
 	return send(&brokerv1.ReadFileResponse{Response: last, AuditSeq: seq})
 }
@@ -215,23 +214,6 @@ func forwardRead(ctx context.Context, c guestClients, req *agentv1.ReadFileReque
 		}
 		last = m
 	}
-}
-
-// agentFields names the agent's bad fields (files[1].sha256, path) as in the broker's request, with the
-// "request." prefix the broker's own validation already gives its fields.
-func agentFields(err error) error {
-	var br *errdefs.BadRequest
-	if !errors.As(err, &br) {
-		return err
-	}
-	out := &errdefs.BadRequest{}
-	for _, v := range br.Violations {
-		if !strings.HasPrefix(v.Field, "request.") {
-			v.Field = "request." + v.Field
-		}
-		out.Violations = append(out.Violations, v)
-	}
-	return out
 }
 
 // ListDownloads lists the guest's browser download directory (an observation, refused when the policy
