@@ -12,3 +12,5 @@ DEBIAN_PACKAGES="xvfb openbox xdotool xclip xinput scrot imagemagick x11-utils x
   qemu-system-x86 qemu-utils linux-image-amd64 busybox-static xz-utils cpio debootstrap e2fsprogs"
 # The console's live-view peer in `make bench` (x11vnc with Debian's noVNC page).
 DEBIAN_PACKAGES="$DEBIAN_PACKAGES x11vnc novnc"
+# The drop benchmark's peer (a unix-socket copy).
+DEBIAN_PACKAGES="$DEBIAN_PACKAGES socat"
