@@ -249,7 +249,7 @@ func TestClipboardBadInput(t *testing.T) {
 		}
 	})
 	t.Run("read/unknown selection", func(t *testing.T) {
-		_, err := e.clip.ReadClipboard(ctx, &agentv1.ReadClipboardRequest{Selection: 3})
+		_, err := e.clip.ReadClipboard(ctx, &agentv1.ReadClipboardRequest{Selection: 9})
 		if diff := cmp.Diff([]string{"selection"}, violatedFields(t, err)); diff != "" {
 			t.Errorf("fields (-want +got):\n%s", diff)
 		}
