@@ -80,7 +80,9 @@ func (b *Broker) DropFiles(ctx context.Context, recv func() (*brokerv1.DropFiles
 		},
 		mutation: func(cl *call, h *agentv1.DropFilesHeader) (mutation, bool) {
 			lim, _, denied := fileLimits(cl.c.Principal.Files)
-			m := mutation{direct: true}
+			// Outside the input queue, except into a page: a drop event is input, ordered with the
+			// session's other actions.
+			m := mutation{direct: h.GetTarget() != agentv1.DropTarget_DROP_TARGET_PAGE}
 			var total int64
 			for _, f := range h.GetFiles() {
 				total += f.GetSize()
