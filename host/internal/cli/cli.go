@@ -70,6 +70,7 @@ var usages = map[string]string{
 	"view":         usageView,
 	"help-request": usageHelp,
 	"events":       usageEvents,
+	"mcp":          usageMCP,
 }
 
 // commandRun returns what a command does with the arguments after its name. It is a function rather than a
@@ -104,6 +105,8 @@ func commandRun(name string) func(r *runner, args []string) error {
 		return (*runner).helpRequests
 	case "events":
 		return (*runner).events
+	case "mcp":
+		return (*runner).mcp
 	}
 	return nil
 }
