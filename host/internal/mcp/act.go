@@ -80,6 +80,9 @@ func (s *Session) observeAfter() *agentv1.ObserveAfter {
 // run checks steps and sends them in order, stopping at the first refusal. The result describes the last
 // answer (and how many ran); the last step carries the observation when the session takes one.
 func (s *Session) run(ctx context.Context, steps []step, observe bool) (*result, error) {
+	for _, st := range steps {
+		st.req.Owner = s.id // the broker's owner for the session's input; the agent's validation requires one
+	}
 	if err := check(steps); err != nil {
 		return nil, err
 	}
