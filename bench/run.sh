@@ -2,7 +2,7 @@
 # Side-by-side benchmarks: Glovebox through gRPC and the peer tool (scrot, xdotool, xclip, pyatspi, playwright-core)
 # in one run, on the same 1280x800 Xvfb desktop, then the ratio peer/glovebox for each pair. Sub-benchmarks are
 # named <Name>/glovebox-<case> and <Name>/<peer>-<case>; the pair shares <Name> and <case>. Broker overhead pairs
-# are <Name>/direct-<case> and <Name>/broker-<case>. playwright-core is looked up in $PLAYWRIGHT_DIR (default
+# are <Name>/direct-<case> and <Name>/broker-<case>; MCP overhead pairs <Name>/grpc-<case> and <Name>/mcp-<case>. playwright-core is looked up in $PLAYWRIGHT_DIR (default
 # bench/out/playwright: npm install --prefix bench/out/playwright playwright-core).
 # Usage: bench/run.sh [go test -bench regexp] (default: all). BENCHTIME overrides -benchtime (default 2s).
 set -euo pipefail
@@ -21,6 +21,7 @@ pkgs=(
   ./host/internal/broker/
   ./tests/broker/
   ./tests/console/
+  ./tests/mcp/
 )
 go test -run '^$' -bench "${1:-.}" -benchtime "${BENCHTIME:-2s}" -count 1 -timeout 30m "${pkgs[@]}" 2>&1 | tee "$out"
 
@@ -39,6 +40,8 @@ awk '
     key=base "/" cse
     if (who=="direct") { direct[key]=ns; directp50[key]=p50; next }
     if (who=="broker") { viabroker[key]=ns; brokerp50[key]=p50; next }
+    if (who=="grpc") { grpcp50[key]=p50; next }
+    if (who=="mcp") { mcpp50[key]=p50; next }
     if (who=="glovebox") { ours[key]=ns; ourp50[key]=p50 } else { peer[key]=ns; peername[key]=who; peerp50[key]=p50 }
   }
   END {
@@ -52,5 +55,6 @@ awk '
       if (brokerp50[k]!="" && directp50[k]!="") printf "%-40s broker adds %6.3f ms p50 (direct %6.3f, through the broker %6.3f)\n", k, brokerp50[k]-directp50[k], directp50[k], brokerp50[k]
       else printf "%-40s broker adds %6.3f ms mean\n", k, (viabroker[k]-direct[k])/1e6
     }
+    for (k in mcpp50) if (k in grpcp50) printf "%-40s MCP adds %6.3f ms p50 (gRPC %6.3f, MCP stdio %6.3f)\n", k, mcpp50[k]-grpcp50[k], grpcp50[k], mcpp50[k]
   }' "$out" | sort
 echo "(raw output: $out)"
