@@ -76,6 +76,13 @@ func run(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		links = con
 	}
 	service.Register(srv, b, alog, links)
+	// Room for every listener's Serve, the MCP endpoint's two, the metrics server's and the console's.
+	errc := make(chan error, len(cfg.Listen)+5)
+	mcpEP, err := startMCP(cfg, srv, b, tlsConf, log, errc)
+	if err != nil {
+		return err
+	}
+	defer mcpEP.close()
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(srv, hs)
 	reflection.Register(srv)
@@ -91,7 +98,9 @@ func run(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 		}
 		listeners = append(listeners, l)
 	}
-	errc := make(chan error, len(listeners)+1)
+	if mcpEP != nil {
+		listeners = append(listeners, mcpEP.local)
+	}
 	for _, l := range listeners {
 		go func() { errc <- srv.Serve(l) }()
 	}
@@ -131,6 +140,7 @@ func run(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
 	}
 	log.Info("broker shutting down")
 	hs.Shutdown()
+	mcpEP.close()
 	drained := make(chan struct{})
 	go func() { srv.GracefulStop(); close(drained) }()
 	select {

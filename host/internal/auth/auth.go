@@ -103,6 +103,9 @@ func NewCredentials(dir *Directory, tlsConf *tls.Config, log *slog.Logger) *Cred
 
 // ServerHandshake authenticates conn and maps it to a principal, or refuses it with a log line.
 func (c *Credentials) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	if lc, ok := conn.(*LocalConn); ok {
+		return conn, localAuthInfo(lc), nil
+	}
 	if uc, ok := conn.(*net.UnixConn); ok {
 		uid, err := PeerUID(uc)
 		if err != nil {

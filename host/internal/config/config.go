@@ -73,6 +73,8 @@ type Config struct {
 	Control Control `json:"control"`
 	// Console is the web console (live view, takeover, help requests); off unless Listen is set.
 	Console Console `json:"console"`
+	// MCP turns on the Model Context Protocol endpoint (streamable HTTP); nil: off.
+	MCP *MCP `json:"mcp"`
 }
 
 // Control holds the control lease rules.
@@ -92,6 +94,18 @@ type Console struct {
 	// PublicURL is the console's address as browsers reach it ("https://broker.example:7443"), used in links;
 	// empty: http(s)://Listen.
 	PublicURL string `json:"public_url"`
+}
+
+// MCP configures the broker's MCP endpoint: streamable HTTP at /mcp on its own listener, authenticated by
+// bearer tokens minted over gRPC (McpService). Plain HTTP only on a loopback address; any other address
+// needs TLS (the broker's tls.cert and tls.key serve it; MCP clients present no client certificate).
+type MCP struct {
+	// Listen is host:port.
+	Listen string `json:"listen"`
+	// Model is the display size models are shown, "WxH" (default 1280x800).
+	Model string `json:"model"`
+	// ObserveMS, when > 0, makes desktop actions answer with a screenshot after this long of quiet (0..5000).
+	ObserveMS int32 `json:"observe_ms"`
 }
 
 // TLS is the TCP listener's certificate and the CA its clients' certificates must chain to.

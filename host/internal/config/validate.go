@@ -112,6 +112,25 @@ func (c *Config) Validate() error {
 	if u := c.Console.PublicURL; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 		v.Addf("console.public_url", "must start with http:// or https://")
 	}
+	if c.MCP != nil {
+		host, _, err := net.SplitHostPort(c.MCP.Listen)
+		ip := net.ParseIP(host)
+		switch {
+		case err != nil:
+			v.Addf("mcp.listen", "want host:port: %v", err)
+		case c.TLS == nil && host != "localhost" && (ip == nil || !ip.IsLoopback()):
+			v.Addf("mcp.listen", "%q is not a loopback address: plain HTTP only on loopback (configure tls)", host)
+		}
+		if c.MCP.ObserveMS < 0 || c.MCP.ObserveMS > 5000 {
+			v.Addf("mcp.observe_ms", "must be 0..5000, got %d", c.MCP.ObserveMS)
+		}
+		if c.MCP.Model != "" {
+			var w, h int
+			if n, err := fmt.Sscanf(c.MCP.Model, "%dx%d", &w, &h); n != 2 || err != nil || w < 16 || h < 16 || w > 16384 || h > 16384 {
+				v.Addf("mcp.model", "want WxH, 16..16384 each (1280x800), got %q", c.MCP.Model)
+			}
+		}
+	}
 	c.validatePrincipals(&v)
 	for i, b := range c.Policy.ConfirmButtons {
 		if !confirmableButtons[b] {

@@ -61,6 +61,7 @@ type appStateArgs struct {
 	MaxTokens       *int   `json:"max_tokens"`
 	Continuation    string `json:"continuation"`
 	InteractiveOnly bool   `json:"interactive_only"`
+	IncludeHidden   bool   `json:"include_hidden"`
 	NoScreenshot    bool   `json:"no_screenshot"`
 }
 
@@ -81,7 +82,8 @@ func (s *Session) appTools() []tool {
 			obj(nil, map[string]any{"app_id": map[string]any{"type": "string", "description": "app id (\"app:1234\") from list_apps"},
 				"name":      map[string]any{"type": "string", "description": "app name (exact, case-insensitive) instead of app_id"},
 				"window_id": strS, "max_bytes": budgetS, "max_tokens": tokensS, "continuation": contS,
-				"interactive_only": boolS, "no_screenshot": boolS}),
+				"interactive_only": boolS, "include_hidden": map[string]any{"type": "boolean", "description": "also elements not showing (default: showing only)"},
+				"no_screenshot": boolS}),
 			s.getAppState),
 		typed("click", "Click an element by ref (accessibility or page snapshot), or a display point [x, y].", false,
 			obj(nil, map[string]any{"ref": refS, "snapshot_id": snapIDS, "x": map[string]any{"type": "integer", "minimum": 0},
@@ -179,7 +181,7 @@ func (s *Session) getAppState(ctx context.Context, a appStateArgs) (*result, err
 		}
 		appID = resp.GetResponse().GetApp().GetAppId()
 	}
-	opts := &agentv1.SnapshotOptions{InteractiveOnly: a.InteractiveOnly}
+	opts := &agentv1.SnapshotOptions{InteractiveOnly: a.InteractiveOnly, VisibleOnly: !a.IncludeHidden}
 	var snap *agentv1.Snapshot
 	var snapSeq uint64
 	var shot *result

@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -62,7 +63,11 @@ type Session struct {
 	snaps    snapshots
 	log      *slog.Logger
 	// owned says the session was created here and is deleted by Close.
-	owned bool
+	owned     bool
+	closeOnce sync.Once
+	closeErr  error
+	// onEnd, when set, runs after Close (the endpoint closes the session's gRPC connection).
+	onEnd func()
 }
 
 // callTimeout bounds each broker call; a 60 s wait or hold_key plus the broker's own guest timeout fits.
@@ -129,13 +134,16 @@ func (s *Session) Scaling() Scaling { return s.scale }
 
 // Close deletes the broker session (which releases every key and button it holds).
 func (s *Session) Close(ctx context.Context) error {
-	if !s.owned {
-		return nil
-	}
-	s.owned = false
-	_, err := s.sessions.DeleteSession(ctx, &brokerv1.DeleteSessionRequest{SessionId: s.id})
-	s.log.Info("mcp session closed", "err", err)
-	return err
+	s.closeOnce.Do(func() {
+		if s.owned {
+			_, s.closeErr = s.sessions.DeleteSession(ctx, &brokerv1.DeleteSessionRequest{SessionId: s.id})
+			s.log.Info("mcp session closed", "error", s.closeErr)
+		}
+		if s.onEnd != nil {
+			s.onEnd()
+		}
+	})
+	return s.closeErr
 }
 
 // Server returns an MCP server with every tool, bound to this session.
@@ -143,6 +151,16 @@ func (s *Session) Server() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "glovebox", Title: "Glovebox", Version: Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       s.opts.Logger,
+		// When the MCP session ends (the client closed stdin or the HTTP session, or it timed out), the broker
+		// session ends with it.
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+			go func() {
+				_ = req.Session.Wait()
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				s.Close(ctx)
+			}()
+		},
 	})
 	for _, t := range s.tools() {
 		srv.AddTool(t.tool, s.handler(t))
