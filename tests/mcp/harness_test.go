@@ -60,14 +60,17 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 }
 
 // start brings up the desktop (1920x1200, AT-SPI session), the test app, the agent and the broker.
-func start(t *testing.T, agentArgs ...string) *env {
+func start(t *testing.T) *env { return startConfig(t, nil) }
+
+// startConfig is start with edit, when not nil, changing the broker's config.
+func startConfig(t *testing.T, edit func(cfg map[string]any), agentArgs ...string) *env {
 	t.Helper()
 	testenv.NeedCommands(t, python)
 	d := desktop.Start(t, desktop.Options{Width: screenW, Height: screenH})
 	s := a11ybus.Start(t, d)
 	app := startProgram(t, s, python, filepath.Join(agenttest.RepoRoot(t), "tests/mcp/testdata/mcpapp.py"), "mcpapp")
 	a := agenttest.Start(t, agenttest.Options{Desktop: d, Env: []string{"DBUS_SESSION_BUS_ADDRESS=" + s.Address}, ExtraArgs: agentArgs})
-	b := brokertest.Start(t, a)
+	b := brokertest.StartConfig(t, a, edit)
 	conn, err := grpc.NewClient(b.URI, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(agenttest.MaxMessageBytes)))
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -23,6 +24,9 @@ const Path = "/mcp"
 // idleSession closes an MCP session no request reached for this long (its broker session goes with it); the
 // broker's own session idle timeout is the same.
 const idleSession = 15 * time.Minute
+
+// bare answers the SDK's questions about a server on requests of existing sessions.
+var bare = mcp.NewServer(&mcp.Implementation{Name: "glovebox", Version: Version}, nil)
 
 // maxMessageBytes matches the broker's gRPC message limit.
 const maxMessageBytes = 32 << 20
@@ -68,13 +72,44 @@ func (e *Endpoint) Handler() http.Handler {
 		return &auth.TokenInfo{UserID: g.ID, Expiration: g.Expires, Extra: map[string]any{"grant": g}}, nil
 	}
 	h := mcp.NewStreamableHTTPHandler(e.server, &mcp.StreamableHTTPOptions{SessionTimeout: idleSession, Logger: e.opts.Logger})
+	withSlot := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), slotKey{}, &serverSlot{})))
+		})
+	}
 	mux := http.NewServeMux()
-	mux.Handle(Path, auth.RequireBearerToken(verify, nil)(h))
+	mux.Handle(Path, auth.RequireBearerToken(verify, nil)(withSlot(h)))
 	return mux
 }
 
-// server opens the broker session of a new MCP session (nil answers 400).
+// serverSlot holds the server built for one request: the SDK asks for it more than once per request.
+type serverSlot struct {
+	once sync.Once
+	srv  *mcp.Server
+}
+
+type slotKey struct{}
+
+// uninitialized closes a session whose client never finished the MCP handshake.
+const uninitialized = 30 * time.Second
+
+// server prepares the session of a new MCP session (nil answers 400). The SDK asks on every request (for the
+// protocol versions); only a POST without a session id can start a session, the others get a bare server. The
+// broker session is created by the first tool call, since the SDK may build servers it never connects.
 func (e *Endpoint) server(req *http.Request) *mcp.Server {
+	if req.Method != http.MethodPost || req.Header.Get("Mcp-Session-Id") != "" {
+		return bare
+	}
+	slot, _ := req.Context().Value(slotKey{}).(*serverSlot)
+	if slot == nil {
+		return nil
+	}
+	slot.once.Do(func() { slot.srv = e.newServer(req) })
+	return slot.srv
+}
+
+// newServer prepares one MCP session's broker connection and server.
+func (e *Endpoint) newServer(req *http.Request) *mcp.Server {
 	ti := auth.TokenInfoFromContext(req.Context())
 	if ti == nil {
 		return nil
@@ -97,12 +132,17 @@ func (e *Endpoint) server(req *http.Request) *mcp.Server {
 	}
 	ctx, cancel := context.WithTimeout(req.Context(), callTimeout)
 	defer cancel()
-	s, err := Open(ctx, conn, Options{Guest: g.Guest, Label: g.Label, Model: e.opts.Model, ObserveMS: e.opts.ObserveMS, Logger: log})
+	s, err := Prepare(ctx, conn, Options{Guest: g.Guest, Label: g.Label, Model: e.opts.Model, ObserveMS: e.opts.ObserveMS, Logger: log})
 	if err != nil {
 		conn.Close()
 		log.Warn("mcp session refused", "error", err)
 		return nil
 	}
 	s.onEnd = func() { conn.Close() }
+	time.AfterFunc(uninitialized, func() {
+		if !s.initialized.Load() {
+			s.Close(context.Background())
+		}
+	})
 	return s.Server()
 }

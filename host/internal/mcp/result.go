@@ -190,7 +190,11 @@ func (s *Session) handler(t tool) mcp.ToolHandler {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(ctx, callTimeout)
 		defer cancel()
-		res, err := t.run(ctx, req.Params.Arguments)
+		var res *result
+		err := s.ensure(ctx)
+		if err == nil {
+			res, err = t.run(ctx, req.Params.Arguments)
+		}
 		reason := "OK"
 		var out *mcp.CallToolResult
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -62,10 +63,11 @@ type Session struct {
 	scale    Scaling
 	snaps    snapshots
 	log      *slog.Logger
-	// owned says the session was created here and is deleted by Close.
-	owned     bool
-	closeOnce sync.Once
-	closeErr  error
+	// mu guards id and closed: the broker session is created by the first call and deleted by Close.
+	mu     sync.Mutex
+	closed bool
+	// initialized is set when the client finished the MCP handshake.
+	initialized atomic.Bool
 	// onEnd, when set, runs after Close (the endpoint closes the session's gRPC connection).
 	onEnd func()
 }
@@ -73,9 +75,22 @@ type Session struct {
 // callTimeout bounds each broker call; a 60 s wait or hold_key plus the broker's own guest timeout fits.
 const callTimeout = 90 * time.Second
 
-// Open creates a broker session on opts.Guest (mode ACT) and reads the guest's screen size for the model
-// scaling. Close deletes the session.
+// Open reads the guest's screen size for the model scaling and creates the broker session (mode ACT) on
+// opts.Guest. Close deletes the session.
 func Open(ctx context.Context, conn Broker, opts Options) (*Session, error) {
+	s, err := Prepare(ctx, conn, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.ensure(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Prepare is Open without the broker session, which the first tool call creates: the streamable-HTTP handler
+// builds a server for requests that never become a session.
+func Prepare(ctx context.Context, conn Broker, opts Options) (*Session, error) {
 	if opts.Model == (Size{}) {
 		opts.Model = DefaultModelSize
 	}
@@ -88,8 +103,10 @@ func Open(ctx context.Context, conn Broker, opts Options) (*Session, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	guests := brokerv1.NewGuestServiceClient(conn)
-	g, err := guests.GetGuest(ctx, &brokerv1.GetGuestRequest{Name: opts.Guest})
+	if opts.Label == "" {
+		opts.Label = "mcp"
+	}
+	g, err := brokerv1.NewGuestServiceClient(conn).GetGuest(ctx, &brokerv1.GetGuestRequest{Name: opts.Guest})
 	if err != nil {
 		return nil, fmt.Errorf("guest: %w", err)
 	}
@@ -97,22 +114,28 @@ func Open(ctx context.Context, conn Broker, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	sessions := brokerv1.NewSessionServiceClient(conn)
-	label := opts.Label
-	if label == "" {
-		label = "mcp"
+	return &Session{opts: opts, computer: brokerv1.NewComputerServiceClient(conn), sessions: brokerv1.NewSessionServiceClient(conn),
+		scale: scale, log: opts.Logger}, nil
+}
+
+// ensure creates the broker session once.
+func (s *Session) ensure(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.id != "" {
+		return nil
 	}
-	created, err := sessions.CreateSession(ctx, &brokerv1.CreateSessionRequest{Guest: opts.Guest, Label: label})
+	if s.closed {
+		return fmt.Errorf("mcp session closed: %w", errdefs.ErrTargetGone)
+	}
+	created, err := s.sessions.CreateSession(ctx, &brokerv1.CreateSessionRequest{Guest: s.opts.Guest, Label: s.opts.Label})
 	if err != nil {
-		return nil, fmt.Errorf("create session: %w", err)
+		return fmt.Errorf("create session: %w", err)
 	}
-	s := &Session{
-		opts: opts, id: created.GetSession().GetId(), computer: brokerv1.NewComputerServiceClient(conn),
-		sessions: sessions, scale: scale, owned: true,
-	}
-	s.log = opts.Logger.With("session", s.id)
-	s.log.Info("mcp session open", "guest", opts.Guest, "screen", scale.Screen.String(), "model", scale.Model.String())
-	return s, nil
+	s.id = created.GetSession().GetId()
+	s.log = s.opts.Logger.With("session", s.id)
+	s.log.Info("mcp session open", "guest", s.opts.Guest, "screen", s.scale.Screen.String(), "model", s.scale.Model.String())
+	return nil
 }
 
 // screenSize is the bounding box of the displays (the X screen the agent's coordinates live in).
@@ -126,24 +149,33 @@ func screenSize(ds []*agentv1.Display) Size {
 	return Size{w, h}
 }
 
-// ID is the broker session id.
-func (s *Session) ID() string { return s.id }
+// ID is the broker session id ("" before the first call of a prepared session).
+func (s *Session) ID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.id
+}
 
 // Scaling is the session's screen <-> model mapping.
 func (s *Session) Scaling() Scaling { return s.scale }
 
 // Close deletes the broker session (which releases every key and button it holds).
 func (s *Session) Close(ctx context.Context) error {
-	s.closeOnce.Do(func() {
-		if s.owned {
-			_, s.closeErr = s.sessions.DeleteSession(ctx, &brokerv1.DeleteSessionRequest{SessionId: s.id})
-			s.log.Info("mcp session closed", "error", s.closeErr)
-		}
-		if s.onEnd != nil {
-			s.onEnd()
-		}
-	})
-	return s.closeErr
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var err error
+	if s.id != "" {
+		_, err = s.sessions.DeleteSession(ctx, &brokerv1.DeleteSessionRequest{SessionId: s.id})
+		s.log.Info("mcp session closed", "error", err)
+	}
+	if s.onEnd != nil {
+		s.onEnd()
+	}
+	return err
 }
 
 // Server returns an MCP server with every tool, bound to this session.
@@ -154,6 +186,7 @@ func (s *Session) Server() *mcp.Server {
 		// When the MCP session ends (the client closed stdin or the HTTP session, or it timed out), the broker
 		// session ends with it.
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+			s.initialized.Store(true)
 			go func() {
 				_ = req.Session.Wait()
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
