@@ -127,7 +127,9 @@ func BenchmarkAgentStep(b *testing.B) {
 			return err
 		})
 	})
-	b.Run("mcp-cursor", func(b *testing.B) { timed(b, func() error { return callOK(cs, "computer", map[string]any{"action": "cursor_position"}) }) })
+	b.Run("mcp-cursor", func(b *testing.B) {
+		timed(b, func() error { return callOK(cs, "computer", map[string]any{"action": "cursor_position"}) })
+	})
 	b.Run("grpc-shot", func(b *testing.B) {
 		timed(b, func() error {
 			_, err := computer.CaptureScreenshot(ctx, &brokerv1.CaptureScreenshotRequest{SessionId: sid, Request: &agentv1.CaptureScreenshotRequest{
@@ -135,7 +137,9 @@ func BenchmarkAgentStep(b *testing.B) {
 			return err
 		})
 	})
-	b.Run("mcp-shot", func(b *testing.B) { timed(b, func() error { return callOK(cs, "computer", map[string]any{"action": "screenshot"}) }) })
+	b.Run("mcp-shot", func(b *testing.B) {
+		timed(b, func() error { return callOK(cs, "computer", map[string]any{"action": "screenshot"}) })
+	})
 }
 
 // BenchmarkAppState is get_app_state of gtk3-widget-factory within a 4 KiB text budget (tree text with refs
