@@ -32,3 +32,15 @@ install_tool buf github.com/bufbuild/buf/cmd/buf "$BUF_VERSION"
 install_tool protoc-gen-go google.golang.org/protobuf/cmd/protoc-gen-go "$PROTOC_GEN_GO_VERSION"
 install_tool protoc-gen-go-grpc google.golang.org/grpc/cmd/protoc-gen-go-grpc "$PROTOC_GEN_GO_GRPC_VERSION"
 install_tool grpcurl github.com/fullstorydev/grpcurl/cmd/grpcurl "$GRPCURL_VERSION"
+
+# npm: Debian's nodejs comes without npm (a nodejs from elsewhere usually bundles it).
+if ! command -v npm >/dev/null; then
+  sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends npm >/dev/null
+fi
+for d in $NPM_DIRS; do
+  if [ ! -f "$d/node_modules/.package-lock.json" ] || ! cmp -s "$d/package-lock.json" "$d/.installed-lock.json"; then
+    echo "npm ci in $d"
+    (cd "$d" && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json .installed-lock.json)
+  fi
+done

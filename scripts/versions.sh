@@ -4,6 +4,10 @@ PROTOC_GEN_GO_VERSION=v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION=v1.6.2
 GRPCURL_VERSION=v1.9.4
 
+# npm packages are pinned exactly in the package.json + package-lock.json of each directory below (npm ci);
+# the versions are repeated here for people: @modelcontextprotocol/sdk 1.32.2 (tests/mcp/js).
+NPM_DIRS="tests/mcp/js"
+
 # Debian packages the tests and the local desktop need.
 DEBIAN_PACKAGES="xvfb openbox xdotool xclip xinput scrot imagemagick x11-utils x11-xserver-utils x11-apps
   gtk-3-examples python3-gi gir1.2-gtk-3.0 zenity dbus-x11 at-spi2-core xterm libjpeg62-turbo-dev libx11-dev
@@ -14,3 +18,5 @@ DEBIAN_PACKAGES="xvfb openbox xdotool xclip xinput scrot imagemagick x11-utils x
 DEBIAN_PACKAGES="$DEBIAN_PACKAGES x11vnc novnc"
 # The drop benchmark's peer (a unix-socket copy).
 DEBIAN_PACKAGES="$DEBIAN_PACKAGES socat"
+# Node.js for the TypeScript client (proto/ts) and the TypeScript MCP SDK tests (tests/mcp/js).
+DEBIAN_PACKAGES="$DEBIAN_PACKAGES nodejs"

@@ -15,6 +15,9 @@ import (
 
 // obj is a JSON schema of an object with the given properties, none other allowed.
 func obj(required []string, props map[string]any) map[string]any {
+	if props == nil {
+		props = map[string]any{} // "properties": null is not a schema (the TypeScript SDK refuses the tool list)
+	}
 	o := map[string]any{"type": "object", "additionalProperties": false, "properties": props}
 	if len(required) > 0 {
 		o["required"] = required

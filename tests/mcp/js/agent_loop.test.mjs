@@ -1,0 +1,101 @@
+// A scripted agent loop through the official TypeScript MCP SDK, over stdio (`glovebox mcp`) and over the
+// broker's streamable-HTTP endpoint with a bearer token. Run by tests/mcp/ts_test.go, which starts the real
+// desktop, GTK app, agent and broker, passes what it knows in the environment, and afterwards checks the app's
+// own output (clicks at the mapped pixels, the typed text) and that the canary is in no log or audit file.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set (run through go test ./tests/mcp -run TestTypeScriptSDK)`);
+  return v;
+};
+const point = (name) => env(name).split(',').map(Number);
+
+/** pngSize reads width and height from a PNG's IHDR. */
+function pngSize(b64) {
+  const b = Buffer.from(b64, 'base64');
+  assert.equal(b.subarray(1, 4).toString(), 'PNG');
+  return [b.readUInt32BE(16), b.readUInt32BE(20)];
+}
+
+async function agentLoop(client, pad, extra) {
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name);
+  for (const want of ['computer', 'openai_computer', 'get_app_state', 'click', 'browser_fill', 'clipboard_read']) {
+    assert.ok(names.includes(want), `tools ${names} have no ${want}`);
+  }
+  const computer = tools.find((t) => t.name === 'computer');
+  assert.deepEqual(computer.inputSchema.properties.coordinate.prefixItems.map((p) => p.maximum), [1279, 799]);
+
+  const shot = await client.callTool({ name: 'computer', arguments: { action: 'screenshot' } });
+  assert.ok(!shot.isError, JSON.stringify(shot.content[0]));
+  const img = shot.content.find((c) => c.type === 'image');
+  assert.equal(img.mimeType, 'image/png');
+  assert.deepEqual(pngSize(img.data), [1280, 800]);
+
+  const click = await client.callTool({ name: 'computer', arguments: { action: 'left_click', coordinate: pad } });
+  assert.ok(!click.isError, click.content[0].text);
+  const fields = JSON.parse(click.content[0].text);
+  assert.equal(fields.effect, 'DONE');
+  assert.ok(fields.audit_seq > 0);
+
+  for (const [args, reason, want] of [
+    [{ action: 'mouse_move' }, 'INVALID_ARGUMENT', 'coordinate: required for mouse_move'],
+    [{ action: 'left_click', coordinate: [1280, 5] }, 'INVALID_ARGUMENT', 'coordinate[0]: must be 0..1279'],
+    [{ action: 'teleport' }, 'INVALID_ARGUMENT', 'action: must be one of'],
+  ]) {
+    const r = await client.callTool({ name: 'computer', arguments: args });
+    assert.ok(r.isError, `${JSON.stringify(args)} is not a tool error`);
+    assert.ok(r.content[0].text.startsWith(reason + ': ') && r.content[0].text.includes(want), r.content[0].text);
+    assert.equal(r.structuredContent.error.reason, reason);
+  }
+  await extra(client);
+}
+
+test('stdio: glovebox mcp', async () => {
+  const transport = new StdioClientTransport({
+    command: env('GLOVEBOX_BIN'),
+    args: ['mcp', '-broker', env('GLOVEBOX_BROKER'), '-guest', env('GLOVEBOX_GUEST'), '-model', '1280x800'],
+    stderr: 'inherit',
+  });
+  const client = new Client({ name: 'glovebox-ts-test', version: '0' });
+  await client.connect(transport);
+  try {
+    await agentLoop(client, point('PAD_STDIO'), async (c) => {
+      const entry = point('ENTRY');
+      assert.ok(!(await c.callTool({ name: 'computer', arguments: { action: 'left_click', coordinate: entry } })).isError);
+      const t = await c.callTool({ name: 'computer', arguments: { action: 'type', text: 'Grüße 你好 🚀' } });
+      assert.ok(!t.isError, t.content[0].text);
+    });
+  } finally {
+    await client.close();
+  }
+});
+
+test('streamable HTTP: the broker endpoint with a bearer token', async () => {
+  const url = new URL(env('MCP_URL'));
+  const transport = new StreamableHTTPClientTransport(url, {
+    requestInit: { headers: { Authorization: `Bearer ${env('MCP_TOKEN')}` } },
+  });
+  const client = new Client({ name: 'glovebox-ts-test', version: '0' });
+  await client.connect(transport);
+  try {
+    await agentLoop(client, point('PAD_HTTP'), async (c) => {
+      const k = await c.callTool({ name: 'computer', arguments: { action: 'key', text: 'ctrl+a' } });
+      assert.ok(!k.isError, k.content[0].text);
+      const batch = await c.callTool({
+        name: 'openai_computer',
+        arguments: { actions: [{ type: 'keypress', keys: ['ArrowLeft'] }, { type: 'type', text: env('CANARY') }] },
+      });
+      assert.ok(!batch.isError, batch.content[0].text);
+      assert.ok(batch.content.some((b) => b.type === 'image'));
+    });
+    await transport.terminateSession();
+  } finally {
+    await client.close();
+  }
+});
