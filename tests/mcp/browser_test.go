@@ -42,7 +42,9 @@ func pageEval(t *testing.T, port int, tab, expr string, out any) {
 	for {
 		var reply struct {
 			ID     int
-			Result struct{ Result struct{ Value json.RawMessage } }
+			Result struct {
+				Result struct{ Value json.RawMessage }
+			}
 		}
 		if err := websocket.JSON.Receive(ws, &reply); err != nil {
 			t.Fatalf("eval %s: %v", expr, err)
