@@ -5,8 +5,10 @@ PROTOC_GEN_GO_GRPC_VERSION=v1.6.2
 GRPCURL_VERSION=v1.9.4
 
 # npm packages are pinned exactly in the package.json + package-lock.json of each directory below (npm ci);
-# the versions are repeated here for people: @modelcontextprotocol/sdk 1.32.2 (tests/mcp/js).
-NPM_DIRS="tests/mcp/js"
+# the versions are repeated here for people: @modelcontextprotocol/sdk 1.32.2 (tests/mcp/js); @bufbuild/protoc-gen-es
+# 2.17.0 (run by buf generate as a local plugin), @bufbuild/protobuf 2.17.0, @connectrpc/connect and
+# @connectrpc/connect-node 2.2.0 (proto/ts).
+NPM_DIRS="proto/ts tests/mcp/js"
 
 # Debian packages the tests and the local desktop need.
 DEBIAN_PACKAGES="xvfb openbox xdotool xclip xinput scrot imagemagick x11-utils x11-xserver-utils x11-apps

@@ -80,9 +80,11 @@ func startConfig(t *testing.T, edit func(cfg map[string]any), agentArgs ...strin
 	return &env{app: app, broker: b, conn: conn, bin: brokertest.Binary(t, "glovebox")}
 }
 
-// program is a started GTK program with its stdout as lines.
+// program is a started GTK program with its stdout as lines, also copied to the file Output (for clients in
+// other languages that read the app's output themselves).
 type program struct {
-	stdin io.WriteCloser
+	Output string
+	stdin  io.WriteCloser
 	mu    sync.Mutex
 	lines []string
 }
@@ -94,10 +96,15 @@ func startProgram(t *testing.T, s *a11ybus.Session, name string, args ...string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &program{}
+	p := &program{Output: filepath.Join(t.TempDir(), "app-output.txt")}
 	if p.stdin, err = c.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
+	copyTo, err := os.Create(p.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { copyTo.Close() })
 	if err := s.StartProgram(t, c); err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
@@ -106,6 +113,7 @@ func startProgram(t *testing.T, s *a11ybus.Session, name string, args ...string)
 		for sc.Scan() {
 			p.mu.Lock()
 			p.lines = append(p.lines, sc.Text())
+			fmt.Fprintln(copyTo, sc.Text())
 			p.mu.Unlock()
 		}
 	}()
