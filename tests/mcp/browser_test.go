@@ -60,7 +60,8 @@ func pageEval(t *testing.T, port int, tab, expr string, out any) {
 
 // TestGoClientBrowser drives Chromium through the MCP browser tools: browser_tabs lists the test's tab,
 // browser_snapshot gives refs, browser_fill by ref and browser_click by ref change the page's DOM (read over the
-// test's own DevTools connection), and the filled canary is in no log or audit file.
+// test's own DevTools connection), the CLI's browser verbs (tabs, snapshot tab, act fill by ref, extract) work on
+// the same tab, and the filled canary is in no log or audit file.
 func TestGoClientBrowser(t *testing.T) {
 	testenv.NeedCommands(t, "Xvfb", "openbox", "chromium")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -82,7 +83,8 @@ func TestGoClientBrowser(t *testing.T) {
 
 	a := agenttest.Start(t, agenttest.Options{Desktop: d, ExtraArgs: []string{"-browser-port", strconv.Itoa(port), "-browser-profile", t.TempDir()}})
 	b := brokertest.Start(t, a)
-	c := startClient(t, &env{broker: b, bin: brokertest.Binary(t, "glovebox")})
+	e := &env{broker: b, bin: brokertest.Binary(t, "glovebox")}
+	c := startClient(t, e)
 	browserID := "chrome-" + strconv.Itoa(port)
 
 	tabs := c.call("browser_tabs", nil, true)
@@ -112,7 +114,37 @@ func TestGoClientBrowser(t *testing.T) {
 	if count != "1" {
 		t.Errorf("the page's counter is %q after browser_click, want 1", count)
 	}
-	wantToolError(t, "browser_click by an unknown ref", c.call("browser_click", map[string]any{"ref": "e99999"}, false), "STALE_REF", "")
+
+	// The CLI's browser verbs on the same tab: tabs, snapshot tab, act fill by ref, extract.
+	session, _, _ := glovebox(t, e, "", "sessions", "create", b.Guest)
+	session = strings.TrimSpace(session)
+	if out, _, code := glovebox(t, e, session, "tabs"); code != 0 || !strings.Contains(out, tab.ID) {
+		t.Errorf("glovebox tabs: exit %d, no %s in\n%s", code, tab.ID, out)
+	}
+	out, errOut, code := glovebox(t, e, session, "snapshot", "tab", "-browser", browserID, "-tab", tab.ID)
+	head := regexp.MustCompile(`^snapshot (\S+) of `).FindStringSubmatch(out)
+	cliField := regexp.MustCompile(`\[(e\d+)\] textbox "Name"`).FindStringSubmatch(out)
+	if code != 0 || head == nil || cliField == nil {
+		t.Fatalf("glovebox snapshot tab: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := glovebox(t, e, session, "act", "fill", "-browser", browserID, "-tab", tab.ID, "-ref", head[1]+":"+cliField[1], "from the CLI"); code != 0 {
+		t.Fatalf("glovebox act fill: exit %d %s%s", code, out, errOut)
+	}
+	pageEval(t, port, tab.ID, `document.getElementById('name').value`, &value)
+	if value != "from the CLI" {
+		t.Errorf("the page's field holds %q after glovebox act fill, want %q", value, "from the CLI")
+	}
+	if out, _, code := glovebox(t, e, session, "extract", "-browser", browserID, "-tab", tab.ID, "-dom"); code != 0 || !strings.Contains(out, "Press me") {
+		t.Errorf("glovebox extract -dom: exit %d\n%s", code, out)
+	}
+	if _, errOut, code := glovebox(t, e, session, "act", "page-click", "-browser", browserID, "-tab", tab.ID); code != 2 || !strings.Contains(errOut, "-ref SNAPSHOT:REF") {
+		t.Errorf("page-click without a locator: exit %d %q, want 2 naming the locator flags", code, errOut)
+	}
+
+	wantToolError(t, "browser_click by a ref of the snapshot the CLI's superseded", c.call("browser_click", map[string]any{"ref": button[1]}, false),
+		"SNAPSHOT_SUPERSEDED", "")
+	c.call("browser_snapshot", map[string]any{"browser_id": browserID, "tab_id": tab.ID}, true)
+	wantToolError(t, "browser_click by a ref the snapshot does not have", c.call("browser_click", map[string]any{"ref": "e99999"}, false), "STALE_REF", "")
 	c.cs.Close()
 	for what, s := range map[string]string{"MCP server log": c.stderr.String(), "broker log": b.Log.String(), "audit files": auditText(t, b.AuditDir)} {
 		if strings.Contains(s, canary) {

@@ -1,6 +1,7 @@
 // Package mcp_test drives `glovebox mcp` with MCP clients Glovebox did not write (the official Go SDK's client
 // here, the official TypeScript SDK in js/) against the real broker, agent, a GTK app on an AT-SPI session and
-// Debian's Chromium. Effects are checked through the app's own stdout, the page's DOM read over the test's own
+// Debian's Chromium; on the same harness, the CLI's accessibility and browser verbs and the TypeScript gRPC
+// client (proto/ts). Effects are checked through the app's own stdout, the page's DOM read over the test's own
 // DevTools connection, and the broker's audit files.
 package mcp_test
 

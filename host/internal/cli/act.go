@@ -26,7 +26,7 @@ const usageAct = `  act -s SESSION VERB ARGS [-window WID | -display ID] [-confi
     type (TEXT | -stdin) [-delay MS]
     wait DURATION
     release-all [-everything]
-`
+` + usageActRefs
 
 // actVerb builds one action: register adds the verb's own flags and returns the function that turns the
 // positional arguments (after the verb) into the action.

@@ -1,5 +1,6 @@
 // Package cli implements the glovebox command line client of glovebox-broker: guests, sessions, screenshots,
-// every act verb, the clipboard, control takeover and the audit log tools. main only calls Run.
+// every act verb (desktop, element and page actions), accessibility and browser reads, the clipboard, control
+// takeover, the audit log tools and the MCP server on stdio. main only calls Run.
 package cli
 
 import (
@@ -71,6 +72,12 @@ var usages = map[string]string{
 	"help-request": usageHelp,
 	"events":       usageEvents,
 	"mcp":          usageMCP,
+	"apps":         usageApps,
+	"app":          usageApp,
+	"snapshot":     usageSnapshot,
+	"browsers":     usageBrowsers,
+	"tabs":         usageTabs,
+	"extract":      usageExtract,
 }
 
 // commandRun returns what a command does with the arguments after its name. It is a function rather than a
@@ -107,6 +114,18 @@ func commandRun(name string) func(r *runner, args []string) error {
 		return (*runner).events
 	case "mcp":
 		return (*runner).mcp
+	case "apps":
+		return (*runner).apps
+	case "app":
+		return (*runner).app
+	case "snapshot":
+		return (*runner).snapshot
+	case "browsers":
+		return (*runner).browsers
+	case "tabs":
+		return (*runner).tabs
+	case "extract":
+		return (*runner).extract
 	}
 	return nil
 }
