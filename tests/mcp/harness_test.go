@@ -86,8 +86,8 @@ func startConfig(t *testing.T, edit func(cfg map[string]any), agentArgs ...strin
 type program struct {
 	Output string
 	stdin  io.WriteCloser
-	mu    sync.Mutex
-	lines []string
+	mu     sync.Mutex
+	lines  []string
 }
 
 func startProgram(t *testing.T, s *a11ybus.Session, name string, args ...string) *program {
