@@ -39,8 +39,8 @@ func timed(b *testing.B, op func() error) {
 }
 
 // benchMCP connects the Go SDK client to `glovebox mcp` on the broker's guest.
-func benchMCP(b *testing.B, br *brokertest.Broker, model string) *mcp.ClientSession {
-	cmd := exec.Command(brokertest.Binary(b, "glovebox"), "mcp", "-broker", br.URI, "-guest", br.Guest, "-model", model)
+func benchMCP(b *testing.B, br *brokertest.Broker, model string, extra ...string) *mcp.ClientSession {
+	cmd := exec.Command(brokertest.Binary(b, "glovebox"), append([]string{"mcp", "-broker", br.URI, "-guest", br.Guest, "-model", model}, extra...)...)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -117,6 +117,10 @@ func BenchmarkAgentStep(b *testing.B) {
 		}
 		return shell("scrot", "-o", shotFile)
 	}
+	if shot, err := computer.CaptureScreenshot(ctx, &brokerv1.CaptureScreenshotRequest{SessionId: sid, Request: &agentv1.CaptureScreenshotRequest{
+		Options: &agentv1.ScreenshotOptions{Format: agentv1.ImageFormat_IMAGE_FORMAT_PNG}}}); err == nil {
+		b.Logf("screenshot: %d bytes of PNG", len(shot.GetResponse().GetImage().GetData()))
+	}
 	b.Run("glovebox-click-screenshot", func(b *testing.B) { timed(b, mcpStep) })
 	b.Run("xdotool+scrot-click-screenshot", func(b *testing.B) { timed(b, peerStep) })
 	b.Run("grpc-click-screenshot", func(b *testing.B) { timed(b, grpcStep) })
@@ -168,6 +172,11 @@ func BenchmarkAppState(b *testing.B) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	b.Run("glovebox-widget-factory-4k", func(b *testing.B) { timed(b, func() error { return callOK(cs, "get_app_state", args) }) })
+	b.Run("glovebox-widget-factory-screenshot", func(b *testing.B) {
+		timed(b, func() error { return callOK(cs, "computer", map[string]any{"action": "screenshot"}) })
+	})
+	jpeg := benchMCP(b, br, "1280x800", "-jpeg")
+	b.Run("glovebox-widget-factory-4k-jpeg", func(b *testing.B) { timed(b, func() error { return callOK(jpeg, "get_app_state", args) }) })
 	b.Run("glovebox-widget-factory-4k-no-screenshot", func(b *testing.B) {
 		args := map[string]any{"name": "gtk3-widget-factory", "max_bytes": 4096, "no_screenshot": true}
 		timed(b, func() error { return callOK(cs, "get_app_state", args) })

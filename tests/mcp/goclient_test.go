@@ -151,6 +151,20 @@ func TestGoClientAgentLoop(t *testing.T) {
 		t.Errorf("left_click answered %v, want effect DONE, a target and an audit_seq", f)
 	}
 
+	// zoom answers the region at screen resolution (never enlarged); cursor_position maps the pointer back.
+	zoom := c.call("computer", map[string]any{"action": "zoom", "region": []int{0, 0, 640, 400}}, true)
+	zimg, _ := zoom.Content[len(zoom.Content)-1].(*mcp.ImageContent)
+	if zimg == nil {
+		t.Fatalf("zoom content %v: no image", zoom.Content)
+	}
+	if zc, err := png.DecodeConfig(bytes.NewReader(zimg.Data)); err != nil || zc.Width != 960 || zc.Height != 600 {
+		t.Errorf("zoom of [0 0 640 400]: %dx%d (%v), want the 960x600 screen pixels", zc.Width, zc.Height, err)
+	}
+	c.call("computer", map[string]any{"action": "mouse_move", "coordinate": []int{mx + 7, my + 3}}, true)
+	if got := fields(t, c.call("computer", map[string]any{"action": "cursor_position"}, true))["coordinate"]; fmt.Sprint(got) != fmt.Sprint([]any{float64(mx + 7), float64(my + 3)}) {
+		t.Errorf("cursor_position after mouse_move to [%d %d]: %v", mx+7, my+3, got)
+	}
+
 	// Bad arguments are tool errors naming the argument, and nothing happens on the desktop.
 	app.clear()
 	for _, bad := range []struct {
