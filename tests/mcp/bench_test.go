@@ -24,6 +24,11 @@ import (
 	"glovebox.dev/tests/internal/brokertest"
 )
 
+// unlimited lifts the per-session rate limit (50 mutations/s by default), which a benchmark loop passes.
+func unlimited(cfg map[string]any) {
+	cfg["principals"].([]map[string]any)[0]["rate_per_second"] = -1
+}
+
 // timed runs op b.N times and reports the median as p50-ms.
 func timed(b *testing.B, op func() error) {
 	lat := make([]time.Duration, 0, b.N)
@@ -66,7 +71,7 @@ func BenchmarkAgentStep(b *testing.B) {
 	testenv.NeedCommands(b, "Xvfb", "openbox", "xdotool", "scrot")
 	d := desktop.Start(b, desktop.Options{Width: 1280, Height: 800})
 	a := agenttest.Start(b, agenttest.Options{Desktop: d})
-	br := brokertest.Start(b, a)
+	br := brokertest.StartConfig(b, a, unlimited)
 	cs := benchMCP(b, br, "1280x800")
 	conn, err := grpc.NewClient(br.URI, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(agenttest.MaxMessageBytes)))
