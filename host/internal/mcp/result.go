@@ -183,11 +183,17 @@ type tool struct {
 	run func(ctx context.Context, raw json.RawMessage) (*result, error)
 }
 
-// handler wraps a tool's run with the one error translation and the log line. A panic is not caught here on
-// purpose: there is none to catch, and the SDK answers a handler's Go error as a tool error too.
+// handler wraps a tool's run with the one error translation and the log line. A panic in a tool is a bug: it
+// answers INTERNAL as a tool error (and is logged) instead of ending every session of the process.
 func (s *Session) handler(t tool) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (out *mcp.CallToolResult, _ error) {
 		start := time.Now()
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("mcp tool panic", "tool", t.tool.Name, "panic", fmt.Sprint(p))
+				out = errorResult(fmt.Errorf("tool %s: %w", t.tool.Name, errdefs.ErrInternal))
+			}
+		}()
 		ctx, cancel := context.WithTimeout(ctx, callTimeout)
 		defer cancel()
 		var res *result
@@ -196,7 +202,6 @@ func (s *Session) handler(t tool) mcp.ToolHandler {
 			res, err = t.run(ctx, req.Params.Arguments)
 		}
 		reason := "OK"
-		var out *mcp.CallToolResult
 		if err != nil {
 			out = errorResult(err)
 			reason = out.StructuredContent.(map[string]any)["error"].(map[string]any)["reason"].(string)
