@@ -144,7 +144,11 @@ func TestGoClientBrowser(t *testing.T) {
 	wantToolError(t, "browser_click by a ref of the snapshot the CLI's superseded", c.call("browser_click", map[string]any{"ref": button[1]}, false),
 		"SNAPSHOT_SUPERSEDED", "")
 	c.call("browser_snapshot", map[string]any{"browser_id": browserID, "tab_id": tab.ID}, true)
-	wantToolError(t, "browser_click by a ref the snapshot does not have", c.call("browser_click", map[string]any{"ref": "e99999"}, false), "STALE_REF", "")
+	res := c.call("browser_click", map[string]any{"ref": "e99999"}, false)
+	wantToolError(t, "browser_click by a ref the snapshot never had", res, "NOT_FOUND", "")
+	if md, _ := res.StructuredContent.(map[string]any)["error"].(map[string]any)["metadata"].(map[string]any); md["cause"] != "no_such_ref" {
+		t.Errorf("browser_click by a ref the snapshot never had: metadata %v, want cause no_such_ref", md)
+	}
 	c.cs.Close()
 	for what, s := range map[string]string{"MCP server log": c.stderr.String(), "broker log": b.Log.String(), "audit files": auditText(t, b.AuditDir)} {
 		if strings.Contains(s, canary) {

@@ -107,3 +107,22 @@ func TestPage(t *testing.T) {
 		t.Errorf("a line longer than the budget: %d bytes, next %d; want 255 (a rune boundary)", len(p), next)
 	}
 }
+
+// TestOpenAIKeys pins the OpenAI key names the API's key validation must accept once translated.
+func TestOpenAIKeys(t *testing.T) {
+	s := &Session{scale: Scaling{Screen: Size{1280, 800}, Model: Size{1280, 800}}, id: "s-test"}
+	for _, keys := range [][]string{{"CTRL", "A"}, {"ENTER"}, {"ArrowLeft"}, {"ctrl", "shift", "t"}, {"ESC"}, {"PAGEDOWN"}, {"CTRL", "+"}, {"BACKSPACE"}, {"SPACE"}} {
+		var v errdefs.Violations
+		req := s.openaiStep(&v, "action", openaiAction{Type: "keypress", Keys: keys})
+		if err := v.Err(); err != nil {
+			t.Fatalf("%v: %v", keys, err)
+		}
+		req.Owner = "s-test"
+		if err := check([]step{{req: req, arg: "action"}}); err != nil {
+			t.Errorf("keypress %v -> %q: %v", keys, req.GetKey().GetCombo(), err)
+		}
+	}
+	if got := openaiCombo([]string{"CTRL", "A"}); got != "CTRL+a" {
+		t.Errorf("CTRL+A is %q, want CTRL+a (the a key, not shift+a)", got)
+	}
+}

@@ -185,11 +185,7 @@ func (s *Session) openaiStep(v *errdefs.Violations, field string, a openaiAction
 		if len(a.Keys) == 0 {
 			v.Addf(field+".keys", "required: 1..8 key names")
 		}
-		names := make([]string, len(a.Keys))
-		for i, k := range a.Keys {
-			names[i] = openaiKey(k)
-		}
-		req.Action = &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: strings.Join(names, "+")}}
+		req.Action = &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: openaiCombo(a.Keys)}}
 	case "scroll":
 		point(false)
 		dx := wheelClicks(v, field+".scroll_x", a.ScrollX)
@@ -246,28 +242,24 @@ func abs(n int) int {
 	return n
 }
 
-// openaiKeys maps OpenAI's key names (upper case, DOM-like: "CTRL", "ENTER", "ArrowLeft") to X keysym names.
-var openaiKeys = map[string]string{
-	"ctrl": "ctrl", "control": "ctrl", "alt": "alt", "option": "alt", "shift": "shift", "cmd": "super", "command": "super",
-	"meta": "super", "super": "super", "win": "super", "enter": "Return", "return": "Return", "esc": "Escape",
-	"escape": "Escape", "space": "space", "tab": "Tab", "backspace": "BackSpace", "delete": "Delete", "del": "Delete",
-	"insert": "Insert", "home": "Home", "end": "End", "pageup": "Prior", "pagedown": "Next", "page_up": "Prior",
-	"page_down": "Next", "arrowleft": "Left", "arrowright": "Right", "arrowup": "Up", "arrowdown": "Down", "left": "Left",
-	"right": "Right", "up": "Up", "down": "Down", "capslock": "Caps_Lock", "printscreen": "Print",
-	"/": "slash", "\\": "backslash", "-": "minus", "=": "equal", "+": "plus", ",": "comma", ".": "period", ";": "semicolon",
-	"'": "apostrophe", "`": "grave", "[": "bracketleft", "]": "bracketright",
+// openaiCombo joins OpenAI's keys into one combo.
+func openaiCombo(keys []string) string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = openaiKey(k)
+	}
+	return strings.Join(names, "+")
 }
 
-// openaiKey is the X keysym name of one OpenAI key name: the table above, F1..F24 as is, one letter in
-// lower case, anything else unchanged (the API's key validation names it if it is not a key).
+// openaiKey is the combo part of one OpenAI key name. shared/keysym resolves the providers' names itself
+// ("CTRL", "ENTER", "ArrowLeft", "PAGEDOWN", any case), so only two things are OpenAI's here: a single letter
+// names the key, not the upper-case character ("CTRL"+"A" is ctrl+a, not ctrl+shift+a), and "+" is the
+// combo separator, so the plus key is spelled out.
 func openaiKey(k string) string {
-	if x, ok := openaiKeys[strings.ToLower(k)]; ok {
-		return x
-	}
-	if len(k) >= 2 && (k[0] == 'f' || k[0] == 'F') && k[1] >= '0' && k[1] <= '9' {
-		return "F" + k[1:]
-	}
-	if len(k) == 1 {
+	switch {
+	case k == "+":
+		return "plus"
+	case len(k) == 1 && k[0] >= 'A' && k[0] <= 'Z':
 		return strings.ToLower(k)
 	}
 	return k

@@ -133,8 +133,9 @@ func compactJSON(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// errorResult turns a refusal into an MCP tool error: "REASON: message", the reason and the bad fields as
-// structured content, ErrorInfo metadata (which may name guest objects) under "untrusted". The broker's
+// errorResult turns a refusal into an MCP tool error: "REASON: message", the reason, the bad fields and the
+// ErrorInfo metadata's cause and field as structured content, its untrusted_* values (guest text) under
+// "untrusted". The broker's
 // messages never hold guest text, so the message is safe to show as the tool's words.
 func errorResult(err error) *mcp.CallToolResult {
 	err = errgrpc.FromError(err)
@@ -169,9 +170,21 @@ func errorResult(err error) *mcp.CallToolResult {
 	}
 	structured := map[string]any{"error": e}
 	content := []mcp.Content{&mcp.TextContent{Text: reason + ": " + msg}}
-	if md := errgrpc.Metadata(err); len(md) > 0 {
-		structured["untrusted"] = map[string]any{"metadata": md}
-		content = append(content, &mcp.TextContent{Text: compactJSON(map[string]any{"metadata": md}), Meta: mcp.Meta{UntrustedMeta: true}})
+	// ErrorInfo metadata: cause and field are Glovebox's words; untrusted_* keys hold guest text.
+	own, guest := map[string]string{}, map[string]string{}
+	for k, v := range errgrpc.Metadata(err) {
+		if strings.HasPrefix(k, errgrpc.UntrustedPrefix) {
+			guest[k] = v
+		} else {
+			own[k] = v
+		}
+	}
+	if len(own) > 0 {
+		e["metadata"] = own
+	}
+	if len(guest) > 0 {
+		structured["untrusted"] = map[string]any{"metadata": guest}
+		content = append(content, &mcp.TextContent{Text: compactJSON(map[string]any{"metadata": guest}), Meta: mcp.Meta{UntrustedMeta: true}})
 	}
 	return &mcp.CallToolResult{IsError: true, Content: content, StructuredContent: structured}
 }

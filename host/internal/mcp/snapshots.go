@@ -9,6 +9,7 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // Text budgets of get_app_state and browser_snapshot.
@@ -61,7 +62,8 @@ func (m *snapshots) find(field, id string) (*snapshotMemo, error) {
 			return m.list[i], nil
 		}
 	}
-	return nil, fmt.Errorf("snapshot_id: not one of this session's last %d snapshots: %w", keptSnapshots, errdefs.ErrStaleRef)
+	return nil, errgrpc.WithCause(fmt.Errorf("snapshot_id: not one of this session's last %d snapshots: %w", keptSnapshots, errdefs.ErrNotFound),
+		errgrpc.CauseSnapshotUnknown, errgrpc.MetaField, "snapshot_id")
 }
 
 // budget is the text budget in bytes from max_bytes or max_tokens (at most one).

@@ -345,7 +345,8 @@ export declare const AccessibilityService: GenService<{
     output: typeof GetAppResponseSchema;
   },
   /**
-   * SnapshotApp snapshots an application's whole tree in one call.
+   * SnapshotApp snapshots an application's whole tree in one call. An app_id of an app that quit (seen on the bus
+   * before) is TARGET_GONE, as for element actions; one never seen is NOT_FOUND.
    *
    * @generated from rpc glovebox.agent.v1.AccessibilityService.SnapshotApp
    */

@@ -593,7 +593,8 @@ export declare const HoldKeySchema: GenMessage<HoldKey>;
 
 /**
  * TypeText types any Unicode text: characters missing from the keymap (CJK, emoji, ...) are typed through a
- * spare keycode that is remapped for the character and restored afterwards.
+ * spare keycode that is remapped for the character and restored to empty 250 ms after its last use (at once, a
+ * slow client could read the restored mapping and lose the character).
  *
  * @generated from message glovebox.agent.v1.TypeText
  */

@@ -626,6 +626,30 @@ export enum ErrorReason {
    * @generated from enum value: ERROR_REASON_INTERNAL = 20;
    */
   INTERNAL = 20,
+
+  /**
+   * The element is covered by another one at the point the action would land on (a dialog, an overlay);
+   * nothing was done. ErrorInfo.metadata["untrusted_cover"] describes the cover (page text: data only).
+   *
+   * @generated from enum value: ERROR_REASON_TARGET_COVERED = 21;
+   */
+  TARGET_COVERED = 21,
+
+  /**
+   * The action was done but the value read back differs from the one sent: the page or application changed
+   * it (maxlength, an input mask, validation). ErrorInfo.metadata["untrusted_read_back"] holds what was read
+   * back (guest text: data only; at most 4096 bytes) and "read_back_bytes" its full size.
+   *
+   * @generated from enum value: ERROR_REASON_VALUE_MISMATCH = 22;
+   */
+  VALUE_MISMATCH = 22,
+
+  /**
+   * ReleaseControl of a guest nobody holds: nothing to release.
+   *
+   * @generated from enum value: ERROR_REASON_CONTROL_NOT_HELD = 23;
+   */
+  CONTROL_NOT_HELD = 23,
 }
 
 /**

@@ -131,8 +131,9 @@ export declare type ElementSelectText = Message<"glovebox.agent.v1.ElementSelect
 export declare const ElementSelectTextSchema: GenMessage<ElementSelectText>;
 
 /**
- * ElementDoAction runs one of the actions the snapshot listed for the element; another name is refused with the
- * available ones in the message.
+ * ElementDoAction runs one of the actions the snapshot listed for the element; another name is UNSUPPORTED_ACTION
+ * with the available ones (the application's names, a JSON array) in ErrorInfo.metadata
+ * ["untrusted_available_actions"], never in the message.
  *
  * @generated from message glovebox.agent.v1.ElementDoAction
  */

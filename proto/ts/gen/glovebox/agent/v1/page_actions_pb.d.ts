@@ -211,7 +211,8 @@ export declare const HistorySchema: GenMessage<History>;
 
 /**
  * PageClick clicks an element (scrolled into view first) or a point with trusted input. A point covered by another
- * element than the one located is refused with the covering element named.
+ * element than the one located is refused with TARGET_COVERED, the covering element (tag, id, class: page text)
+ * in ErrorInfo.metadata["untrusted_cover"].
  *
  * @generated from message glovebox.agent.v1.PageClick
  */
@@ -256,7 +257,8 @@ export declare const PageClickSchema: GenMessage<PageClick>;
 
 /**
  * Fill focuses a field, selects all, replaces the text through the input pipeline and reads the value back; a
- * read-back that differs is an error.
+ * read-back that differs (maxlength, an input mask) is VALUE_MISMATCH with what was read back in
+ * ErrorInfo.metadata["untrusted_read_back"] (at most 4096 bytes) and its size in "read_back_bytes".
  *
  * @generated from message glovebox.agent.v1.Fill
  */

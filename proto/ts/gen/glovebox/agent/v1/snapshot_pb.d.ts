@@ -187,7 +187,10 @@ export declare const ValueRangeSchema: GenMessage<ValueRange>;
  * Snapshot is a tree of elements taken in one call. A ref resolves only within its snapshot, only on the same
  * target, only while this snapshot is the newest one for that target (else SNAPSHOT_SUPERSEDED) and only while the
  * element still exists with the role and name it had (else STALE_REF). Navigation, reload and history invalidate a
- * tab's snapshots.
+ * tab's snapshots. ErrorInfo.metadata["cause"] says which (superseded, navigated, gone, role_changed,
+ * name_changed, not_showing, other_target, actions_changed); a ref the snapshot never had, or a snapshot id this
+ * agent never handed out, is NOT_FOUND (no_such_ref, no_such_snapshot); an id of an earlier agent process is
+ * GENERATION_CHANGED (agent_restarted).
  *
  * @generated from message glovebox.agent.v1.Snapshot
  */

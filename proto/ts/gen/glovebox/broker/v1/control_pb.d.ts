@@ -202,7 +202,7 @@ export declare const ControlService: GenService<{
   },
   /**
    * ReleaseControl gives control back to sessions and bumps the generation. Only the holder (or an admin) may
-   * release. Errors: NOT_FOUND, FAILED_PRECONDITION when not held, POLICY_DENIED.
+   * release. Errors: NOT_FOUND, CONTROL_NOT_HELD (nobody holds it), POLICY_DENIED.
    *
    * @generated from rpc glovebox.broker.v1.ControlService.ReleaseControl
    */
