@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,8 @@ func mintToken(t *testing.T, e *env) *brokerv1.CreateMcpTokenResponse {
 // TestGoClientStreamableHTTP drives the broker's streamable-HTTP endpoint with the Go SDK's client: requests
 // without a token or with a wrong one are refused with 401; with a minted token a click lands at the mapped pixel
 // and typed text in the app; the MCP session is one broker session of the token's principal with its label, closed
-// when the MCP session ends; neither the token nor the typed canary appears in the broker's log or audit.
+// when the MCP session ends; minting is audited with the token's id; neither the token nor the typed canary
+// appears in the broker's log or audit.
 func TestGoClientStreamableHTTP(t *testing.T) {
 	e := startHTTP(t)
 	padX, padY, padW, padH := e.app.geometry(t, "pad")
@@ -115,7 +117,11 @@ func TestGoClientStreamableHTTP(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	for what, s := range map[string]string{"broker log": e.broker.Log.String(), "audit files": auditText(t, e.broker.AuditDir)} {
+	audit := auditText(t, e.broker.AuditDir)
+	if !regexp.MustCompile(`"rpc":"/glovebox.broker.v1.McpService/CreateMcpToken".*"token_id":"[0-9a-f]{8}"`).MatchString(audit) {
+		t.Errorf("the audit log has no CreateMcpToken record with the token's id")
+	}
+	for what, s := range map[string]string{"broker log": e.broker.Log.String(), "audit files": audit} {
 		if strings.Contains(s, canary) {
 			t.Errorf("typed text appears in the %s", what)
 		}

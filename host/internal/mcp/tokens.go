@@ -47,13 +47,19 @@ func NewTokens() *Tokens {
 	return &Tokens{grants: map[[sha256.Size]byte]*Grant{}, now: time.Now}
 }
 
-// Mint makes a token for p on guest, valid for ttl, and returns it with its grant.
-func (t *Tokens) Mint(p *config.Principal, guest, label string, ttl time.Duration) (string, *Grant) {
+// NewToken makes a token and its id (for logs and audit) without granting anything yet; Grant makes it valid.
+func NewToken() (token, id string) {
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		panic(fmt.Sprintf("crypto/rand: %v", err)) // crypto/rand does not fail on Linux
 	}
 	tok := tokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	h := sha256.Sum256([]byte(tok))
+	return tok, hex.EncodeToString(h[:4])
+}
+
+// Grant makes tok (from NewToken) valid for p on guest for ttl.
+func (t *Tokens) Grant(tok string, p *config.Principal, guest, label string, ttl time.Duration) *Grant {
 	h := sha256.Sum256([]byte(tok))
 	g := &Grant{Principal: p, Guest: guest, Label: label, Expires: t.now().Add(ttl), ID: hex.EncodeToString(h[:4])}
 	t.mu.Lock()
@@ -65,7 +71,7 @@ func (t *Tokens) Mint(p *config.Principal, guest, label string, ttl time.Duratio
 		}
 	}
 	t.grants[h] = g
-	return tok, g
+	return g
 }
 
 // Verify returns the grant of a token that exists and has not expired.

@@ -56,17 +56,15 @@ func (s *MCP) CreateMcpToken(ctx context.Context, r *brokerv1.CreateMcpTokenRequ
 	if s.tokens == nil {
 		return nil, fmt.Errorf("no mcp endpoint configured (mcp.listen): %w", errdefs.ErrCapabilityUnavailable)
 	}
-	if _, err := s.b.GetGuest(ctx, r.GetGuest()); err != nil {
+	tok, id := mcp.NewToken()
+	if err := s.b.AuditMcpToken(ctx, r, id); err != nil { // also: may the caller use the guest?
 		return nil, err
 	}
 	c := auth.CallerFrom(ctx)
-	if c == nil {
-		return nil, fmt.Errorf("no caller: %w", errdefs.ErrPermissionDenied)
-	}
 	label := r.GetLabel()
 	if label == "" {
 		label = "mcp"
 	}
-	tok, g := s.tokens.Mint(c.Principal, r.GetGuest(), label, ttl)
+	g := s.tokens.Grant(tok, c.Principal, r.GetGuest(), label, ttl)
 	return &brokerv1.CreateMcpTokenResponse{Token: tok, Url: s.url, ExpiresAt: timestamppb.New(g.Expires)}, nil
 }
