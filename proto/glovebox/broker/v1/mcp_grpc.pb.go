@@ -32,7 +32,9 @@ const (
 // refusals), closed when the MCP session ends.
 type McpServiceClient interface {
 	// CreateMcpToken mints a token for the calling principal on one guest. The token is answered once; the broker
-	// keeps only its SHA-256, in memory, so a broker restart revokes every token. Errors: INVALID_ARGUMENT naming
+	// keeps only its SHA-256, in memory, so a broker restart revokes every token. The minting is audited on the
+	// guest's log (a COMPLETE record whose args.token_id is the first 8 hex digits of the token's SHA-256, never
+	// the token), before the token is valid. Errors: INVALID_ARGUMENT naming
 	// the field; NOT_FOUND for a guest the principal may not use; FAILED_PRECONDITION with reason
 	// CAPABILITY_UNAVAILABLE when the broker has no `mcp.listen`.
 	CreateMcpToken(ctx context.Context, in *CreateMcpTokenRequest, opts ...grpc.CallOption) (*CreateMcpTokenResponse, error)
@@ -66,7 +68,9 @@ func (c *mcpServiceClient) CreateMcpToken(ctx context.Context, in *CreateMcpToke
 // refusals), closed when the MCP session ends.
 type McpServiceServer interface {
 	// CreateMcpToken mints a token for the calling principal on one guest. The token is answered once; the broker
-	// keeps only its SHA-256, in memory, so a broker restart revokes every token. Errors: INVALID_ARGUMENT naming
+	// keeps only its SHA-256, in memory, so a broker restart revokes every token. The minting is audited on the
+	// guest's log (a COMPLETE record whose args.token_id is the first 8 hex digits of the token's SHA-256, never
+	// the token), before the token is valid. Errors: INVALID_ARGUMENT naming
 	// the field; NOT_FOUND for a guest the principal may not use; FAILED_PRECONDITION with reason
 	// CAPABILITY_UNAVAILABLE when the broker has no `mcp.listen`.
 	CreateMcpToken(context.Context, *CreateMcpTokenRequest) (*CreateMcpTokenResponse, error)

@@ -89,7 +89,9 @@ export declare const CreateMcpTokenResponseSchema: GenMessage<CreateMcpTokenResp
 export declare const McpService: GenService<{
   /**
    * CreateMcpToken mints a token for the calling principal on one guest. The token is answered once; the broker
-   * keeps only its SHA-256, in memory, so a broker restart revokes every token. Errors: INVALID_ARGUMENT naming
+   * keeps only its SHA-256, in memory, so a broker restart revokes every token. The minting is audited on the
+   * guest's log (a COMPLETE record whose args.token_id is the first 8 hex digits of the token's SHA-256, never
+   * the token), before the token is valid. Errors: INVALID_ARGUMENT naming
    * the field; NOT_FOUND for a guest the principal may not use; FAILED_PRECONDITION with reason
    * CAPABILITY_UNAVAILABLE when the broker has no `mcp.listen`.
    *
