@@ -16,14 +16,18 @@ import (
 
 // TestTypeScriptSDK runs js/agent_loop.test.mjs (node:test, the official TypeScript MCP SDK from npm) over stdio
 // and streamable HTTP against the real stack, then checks the app's own output: each transport's click at its
-// mapped pixel, and the text typed over stdio then edited over HTTP (ctrl+a, ArrowLeft, the canary); and that
-// the canary is in no log and no audit file.
+// mapped pixel, the text typed over stdio then edited over HTTP (ctrl+a, ArrowLeft, the canary), one click by a
+// get_app_state ref and none during a takeover (taken with proto/ts's gRPC client); and that the canary is in no
+// log and no audit file.
 func TestTypeScriptSDK(t *testing.T) {
 	testenv.NeedCommands(t, "node")
 	dir := filepath.Join(agenttest.RepoRoot(t), "tests/mcp/js")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules/@modelcontextprotocol/sdk/package.json")); err != nil {
-		testenv.Missing(t, "tests/mcp/js has no node_modules (scripts/install-deps.sh runs npm ci there)")
-		return
+	for _, p := range []string{filepath.Join(dir, "node_modules/@modelcontextprotocol/sdk/package.json"),
+		filepath.Join(dir, "../../../proto/ts/node_modules/@connectrpc/connect-node/package.json")} {
+		if _, err := os.Stat(p); err != nil {
+			testenv.Missing(t, "tests/mcp/js or proto/ts has no node_modules (scripts/install-deps.sh runs npm ci there)")
+			return
+		}
 	}
 	e := startHTTP(t)
 	padX, padY, padW, padH := e.app.geometry(t, "pad")
@@ -62,6 +66,16 @@ func TestTypeScriptSDK(t *testing.T) {
 	e.app.waitLine(t, fmt.Sprintf("press %d %d", s1x, s1y), 5*time.Second)
 	e.app.waitLine(t, fmt.Sprintf("press %d %d", s2x, s2y), 5*time.Second)
 	e.app.waitLine(t, regexp.QuoteMeta("entry: "+canary+"Grüße 你好 🚀"), 5*time.Second)
+	// One click by ref over HTTP; the second, during the takeover, was refused and never reached the app.
+	var clicks int
+	for _, l := range e.app.printed() {
+		if l == "button clicked" {
+			clicks++
+		}
+	}
+	if clicks != 1 {
+		t.Errorf("the app printed %d button clicks, want 1 (by ref; the one during the takeover refused)", clicks)
+	}
 	for what, s := range map[string]string{"node output (MCP server log)": out.String(), "broker log": e.broker.Log.String(), "audit files": auditText(t, e.broker.AuditDir)} {
 		if strings.Contains(s, canary) || strings.Contains(s, "你好") {
 			t.Errorf("typed text appears in the %s", what)

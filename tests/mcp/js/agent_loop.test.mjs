@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+// The takeover is done with Glovebox's own TypeScript gRPC client (proto/ts), as a supervisor's tool would.
+import { createBrokerClient } from '../../../proto/ts/client.js';
 
 const env = (name) => {
   const v = process.env[name];
@@ -93,6 +95,27 @@ test('streamable HTTP: the broker endpoint with a bearer token', async () => {
       });
       assert.ok(!batch.isError, batch.content[0].text);
       assert.ok(batch.content.some((b) => b.type === 'image'));
+
+      // get_app_state, then a click by ref (tests/mcp checks the app printed "button clicked").
+      const state = await c.callTool({ name: 'get_app_state', arguments: { name: 'mcpapp', max_tokens: 1024 } });
+      assert.ok(!state.isError, state.content[0].text);
+      const tree = state.content.filter((b) => b.type === 'text' && b._meta?.['glovebox.dev/untrusted']).map((b) => b.text).join('');
+      const ref = /\[(e\d+)\] push button "Press me"/.exec(tree);
+      assert.ok(ref, `no button in the tree:\n${tree}`);
+      assert.ok(JSON.parse(state.content[0].text).text_bytes <= 4096);
+      const click = await c.callTool({ name: 'click', arguments: { ref: ref[1] } });
+      assert.ok(!click.isError, click.content[0].text);
+
+      // A human takes over: the click is a tool error with CONTROL_HELD.
+      const broker = createBrokerClient(env('GLOVEBOX_BROKER'));
+      await broker.control.acquireControl({ guest: env('GLOVEBOX_GUEST'), reason: 'ts takeover' });
+      try {
+        const refused = await c.callTool({ name: 'click', arguments: { ref: ref[1] } });
+        assert.ok(refused.isError && refused.content[0].text.startsWith('CONTROL_HELD: '), refused.content[0].text);
+        assert.equal(refused.structuredContent.error.reason, 'CONTROL_HELD');
+      } finally {
+        await broker.control.releaseControl({ guest: env('GLOVEBOX_GUEST') });
+      }
     });
     await transport.terminateSession();
   } finally {
