@@ -129,9 +129,5 @@ func modifiers(text *string) []string {
 	if text == nil || *text == "" {
 		return nil
 	}
-	var out []string
-	for _, m := range splitCombo(*text) {
-		out = append(out, m)
-	}
-	return out
+	return splitCombo(*text)
 }

@@ -36,7 +36,7 @@ var (
 	confirmS = map[string]any{"type": "boolean", "description": "confirm an action the policy asked confirmation for"}
 )
 
-// mutating marks a tool's annotations as one that changes the desktop.
+// annotations say whether a tool only reads; none destroys anything or reaches beyond the guest.
 func annotations(readOnly bool) *mcp.ToolAnnotations {
 	f := false
 	return &mcp.ToolAnnotations{ReadOnlyHint: readOnly, DestructiveHint: &f, OpenWorldHint: &f}

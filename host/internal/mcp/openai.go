@@ -22,17 +22,16 @@ const maxBatch = 64
 
 // openaiAction is one action of OpenAI's computer tool.
 type openaiAction struct {
-	Type    string         `json:"type"`
-	Button  string         `json:"button"`
-	X       *int           `json:"x"`
-	Y       *int           `json:"y"`
-	Path    []openaiPoint  `json:"path"`
-	Keys    []string       `json:"keys"`
-	ScrollX *int           `json:"scroll_x"`
-	ScrollY *int           `json:"scroll_y"`
-	Text    *string        `json:"text"`
-	MS      *int           `json:"ms"`
-	Extra   map[string]any `json:"-"`
+	Type    string        `json:"type"`
+	Button  string        `json:"button"`
+	X       *int          `json:"x"`
+	Y       *int          `json:"y"`
+	Path    []openaiPoint `json:"path"`
+	Keys    []string      `json:"keys"`
+	ScrollX *int          `json:"scroll_x"`
+	ScrollY *int          `json:"scroll_y"`
+	Text    *string       `json:"text"`
+	MS      *int          `json:"ms"`
 }
 
 type openaiPoint struct {

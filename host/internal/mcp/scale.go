@@ -12,6 +12,7 @@ type Size struct {
 	Width, Height int
 }
 
+// String is "WxH".
 func (s Size) String() string { return fmt.Sprintf("%dx%d", s.Width, s.Height) }
 
 // DefaultModelSize is the display size models are told about when none is configured: Anthropic's recommended
