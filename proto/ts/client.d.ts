@@ -5,6 +5,8 @@ import type { ComputerService } from './gen/glovebox/broker/v1/computer_pb.js';
 import type { ControlService } from './gen/glovebox/broker/v1/control_pb.js';
 import type { AuditService } from './gen/glovebox/broker/v1/audit_pb.js';
 import type { McpService } from './gen/glovebox/broker/v1/mcp_pb.js';
+import type { HandoffService } from './gen/glovebox/broker/v1/handoff_pb.js';
+import type { ConsoleService } from './gen/glovebox/broker/v1/console_pb.js';
 
 /** PEM files for a tcp:// broker (mutual TLS). */
 export interface BrokerTLS {
@@ -27,6 +29,8 @@ export declare function createBrokerClient(uri: string, tls?: BrokerTLS): {
   control: Client<typeof ControlService>;
   audit: Client<typeof AuditService>;
   mcp: Client<typeof McpService>;
+  handoff: Client<typeof HandoffService>;
+  console: Client<typeof ConsoleService>;
 };
 /** The glovebox ErrorInfo reason of an error from a broker call. */
 export declare function reasonOf(err: unknown): string | undefined;
@@ -36,3 +40,5 @@ export * from './gen/glovebox/broker/v1/session_pb.js';
 export * from './gen/glovebox/broker/v1/computer_pb.js';
 export * from './gen/glovebox/broker/v1/control_pb.js';
 export * from './gen/glovebox/broker/v1/mcp_pb.js';
+export * from './gen/glovebox/broker/v1/handoff_pb.js';
+export * from './gen/glovebox/broker/v1/console_pb.js';

@@ -12,6 +12,8 @@ import { ComputerService } from './gen/glovebox/broker/v1/computer_pb.js';
 import { ControlService } from './gen/glovebox/broker/v1/control_pb.js';
 import { AuditService } from './gen/glovebox/broker/v1/audit_pb.js';
 import { McpService } from './gen/glovebox/broker/v1/mcp_pb.js';
+import { HandoffService } from './gen/glovebox/broker/v1/handoff_pb.js';
+import { ConsoleService } from './gen/glovebox/broker/v1/console_pb.js';
 
 /** The servers' message limit (a PNG of a large display passes gRPC's usual 4 MiB). */
 export const MAX_MESSAGE_BYTES = 32 << 20;
@@ -60,6 +62,8 @@ export function createBrokerClient(uri, tls) {
     control: createClient(ControlService, transport),
     audit: createClient(AuditService, transport),
     mcp: createClient(McpService, transport),
+    handoff: createClient(HandoffService, transport),
+    console: createClient(ConsoleService, transport),
   };
 }
 
@@ -91,3 +95,5 @@ export * from './gen/glovebox/broker/v1/session_pb.js';
 export * from './gen/glovebox/broker/v1/computer_pb.js';
 export * from './gen/glovebox/broker/v1/control_pb.js';
 export * from './gen/glovebox/broker/v1/mcp_pb.js';
+export * from './gen/glovebox/broker/v1/handoff_pb.js';
+export * from './gen/glovebox/broker/v1/console_pb.js';

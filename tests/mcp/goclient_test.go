@@ -105,7 +105,8 @@ var (
 // TestGoClientAgentLoop is a scripted agent loop through the official Go SDK client over stdio: tools listed,
 // a screenshot at the model size, a click at scaled coordinates landing at the mapped screen pixel, Unicode
 // typing, keys, a batch, scrolling by pixels, get_app_state then a click by ref, superseded and stale refs, a
-// takeover refusal and bad arguments as tool errors doing nothing, and the typed canary in no log or audit file.
+// takeover refusal and bad arguments as tool errors doing nothing, a help request in the broker's queue, and the
+// typed canary in no log or audit file.
 func TestGoClientAgentLoop(t *testing.T) {
 	e := start(t)
 	app := e.app
@@ -124,7 +125,7 @@ func TestGoClientAgentLoop(t *testing.T) {
 	}
 	for _, want := range []string{"computer", "openai_computer", "list_apps", "get_app_state", "click", "type_text", "press_key",
 		"set_value", "select_text", "scroll", "drag", "browser_tabs", "browser_snapshot", "browser_click", "browser_fill",
-		"browser_press", "browser_navigate", "browser_wait_for", "browser_extract", "clipboard_read", "clipboard_write"} {
+		"browser_press", "browser_navigate", "browser_wait_for", "browser_extract", "clipboard_read", "clipboard_write", "request_help", "help_status"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools %v: no %s", names, want)
 		}
@@ -241,6 +242,23 @@ func TestGoClientAgentLoop(t *testing.T) {
 	fmt.Fprintln(app.stdin, "hide")
 	time.Sleep(300 * time.Millisecond)
 	wantToolError(t, "click by the ref of a destroyed button", c.call("click", map[string]any{"ref": m2[1]}, false), "STALE_REF", "")
+
+	// request_help reaches the broker's help queue (read here over gRPC), and help_status follows it.
+	help := fields(t, c.call("request_help", map[string]any{"reason": "need a password", "instructions": "log in as the test user"}, true))
+	helpID, _ := help["help_id"].(string)
+	if helpID == "" || help["state"] != "PENDING" {
+		t.Fatalf("request_help answered %v, want a help_id and state PENDING", help)
+	}
+	queue, err := brokerv1.NewHandoffServiceClient(e.conn).ListHelpRequests(ctxT(t, 10*time.Second), &brokerv1.ListHelpRequestsRequest{Guest: e.broker.Guest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(queue.GetRequests(), func(h *brokerv1.HelpRequest) bool { return h.GetId() == helpID && h.GetReason() == "need a password" }) {
+		t.Errorf("the broker's help queue %v has no %s with the reason sent", queue.GetRequests(), helpID)
+	}
+	if st := fields(t, c.call("help_status", map[string]any{"help_id": helpID}, true)); st["state"] != "PENDING" {
+		t.Errorf("help_status %v, want PENDING", st)
+	}
 
 	// A human takes over: mutations are tool errors with CONTROL_HELD and nothing reaches the app.
 	ctl := brokerv1.NewControlServiceClient(e.conn)

@@ -282,7 +282,8 @@ func (s *Session) tools() []tool {
 	ts := []tool{s.computerTool(), s.openaiTool()}
 	ts = append(ts, s.appTools()...)
 	ts = append(ts, s.browserTools()...)
-	return append(ts, s.clipboardTools()...)
+	ts = append(ts, s.clipboardTools()...)
+	return append(ts, s.helpTools()...)
 }
 
 // ToolList is every tool the session offers with its schema, as a model sees it (glovebox mcp -list).

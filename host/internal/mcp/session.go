@@ -59,6 +59,7 @@ type Session struct {
 	opts     Options
 	id       string // broker session id
 	computer brokerv1.ComputerServiceClient
+	conn     Broker // for the services used by one tool each (HandoffService)
 	sessions brokerv1.SessionServiceClient
 	scale    Scaling
 	snaps    snapshots
@@ -114,7 +115,7 @@ func Prepare(ctx context.Context, conn Broker, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{opts: opts, computer: brokerv1.NewComputerServiceClient(conn), sessions: brokerv1.NewSessionServiceClient(conn),
+	return &Session{opts: opts, conn: conn, computer: brokerv1.NewComputerServiceClient(conn), sessions: brokerv1.NewSessionServiceClient(conn),
 		scale: scale, log: opts.Logger}, nil
 }
 

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { Image, Point, ScreenshotOptions, Window } from "./common_pb.js";
+import type { Image, Point, Rect, ScreenshotOptions, Window } from "./common_pb.js";
 
 /**
  * Describes the file glovebox/agent/v1/observe.proto.
@@ -158,11 +158,28 @@ export declare type WatchScreenRequest = Message<"glovebox.agent.v1.WatchScreenR
   options?: ScreenshotOptions | undefined;
 
   /**
-   * Upper bound on frames per second, 1..30; 0 means 5.
+   * Upper bound on frames per second, 1..60; 0 means 5.
    *
    * @generated from field: int32 max_fps = 2;
    */
   maxFps: number;
+
+  /**
+   * Send only what changed: after a first full frame, each response carries the damaged bands (full-width runs
+   * of 16-row bands) as tiles encoded with options' format and quality, instead of a whole frame. Needs no
+   * region, display or max_edge in options (the tiles are of the whole screen at scale 1).
+   *
+   * @generated from field: bool tiles = 3;
+   */
+  tiles: boolean;
+
+  /**
+   * Also report the pointer: each response carries its position, and the cursor's image when it changed; a
+   * pointer move alone (no damage) sends a response without image or tiles (polled at most 30 times a second).
+   *
+   * @generated from field: bool cursor = 4;
+   */
+  cursor: boolean;
 };
 
 /**
@@ -193,6 +210,28 @@ export declare type WatchScreenResponse = Message<"glovebox.agent.v1.WatchScreen
    * @generated from field: int64 captured_at_us = 3;
    */
   capturedAtUs: bigint;
+
+  /**
+   * With tiles: the changed bands, to draw over the previous frame at their positions. Empty when only the
+   * cursor moved. The first response (and only it) carries image instead.
+   *
+   * @generated from field: repeated glovebox.agent.v1.ScreenTile tiles = 4;
+   */
+  tiles: ScreenTile[];
+
+  /**
+   * With cursor: where the pointer is.
+   *
+   * @generated from field: glovebox.agent.v1.Point cursor_position = 5;
+   */
+  cursorPosition?: Point | undefined;
+
+  /**
+   * With cursor: the cursor's image (PNG, with its hotspot), sent first and whenever the shape changes.
+   *
+   * @generated from field: glovebox.agent.v1.CursorShape cursor_shape = 6;
+   */
+  cursorShape?: CursorShape | undefined;
 };
 
 /**
@@ -200,6 +239,63 @@ export declare type WatchScreenResponse = Message<"glovebox.agent.v1.WatchScreen
  * Use `create(WatchScreenResponseSchema)` to create a new message.
  */
 export declare const WatchScreenResponseSchema: GenMessage<WatchScreenResponse>;
+
+/**
+ * ScreenTile is a changed part of the screen.
+ *
+ * @generated from message glovebox.agent.v1.ScreenTile
+ */
+export declare type ScreenTile = Message<"glovebox.agent.v1.ScreenTile"> & {
+  /**
+   * Where it goes, in screen coordinates.
+   *
+   * @generated from field: glovebox.agent.v1.Rect rect = 1;
+   */
+  rect?: Rect | undefined;
+
+  /**
+   * @generated from field: glovebox.agent.v1.Image image = 2;
+   */
+  image?: Image | undefined;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.ScreenTile.
+ * Use `create(ScreenTileSchema)` to create a new message.
+ */
+export declare const ScreenTileSchema: GenMessage<ScreenTile>;
+
+/**
+ * CursorShape is the pointer's image.
+ *
+ * @generated from message glovebox.agent.v1.CursorShape
+ */
+export declare type CursorShape = Message<"glovebox.agent.v1.CursorShape"> & {
+  /**
+   * PNG with alpha.
+   *
+   * @generated from field: glovebox.agent.v1.Image image = 1;
+   */
+  image?: Image | undefined;
+
+  /**
+   * The hotspot within the image.
+   *
+   * @generated from field: int32 hot_x = 2;
+   */
+  hotX: number;
+
+  /**
+   * @generated from field: int32 hot_y = 3;
+   */
+  hotY: number;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.CursorShape.
+ * Use `create(CursorShapeSchema)` to create a new message.
+ */
+export declare const CursorShapeSchema: GenMessage<CursorShape>;
 
 /**
  * ObserveService reads the screen without changing anything. Observations are allowed while a human holds

@@ -114,6 +114,14 @@ export declare type AuditRecord = Message<"glovebox.broker.v1.AuditRecord"> & {
    * @generated from field: string hash = 15;
    */
   hash: string;
+
+  /**
+   * Who acted: unset for a session's request or a principal's gRPC call; HUMAN for a person through the
+   * console; BROKER for the broker on its own.
+   *
+   * @generated from field: glovebox.broker.v1.AuditSource source = 20;
+   */
+  source: AuditSource;
 };
 
 /**
@@ -276,6 +284,39 @@ export enum AuditPhase {
  * Describes the enum glovebox.broker.v1.AuditPhase.
  */
 export declare const AuditPhaseSchema: GenEnum<AuditPhase>;
+
+/**
+ * AuditSource says who a record's request came from.
+ *
+ * @generated from enum glovebox.broker.v1.AuditSource
+ */
+export enum AuditSource {
+  /**
+   * A session's request, or a principal's gRPC call (left unset so those records keep their bytes).
+   *
+   * @generated from enum value: AUDIT_SOURCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A person's input or action through the console (session_id is empty; principal is the person).
+   *
+   * @generated from enum value: AUDIT_SOURCE_HUMAN = 1;
+   */
+  HUMAN = 1,
+
+  /**
+   * The broker on its own (a control lease that timed out).
+   *
+   * @generated from enum value: AUDIT_SOURCE_BROKER = 2;
+   */
+  BROKER = 2,
+}
+
+/**
+ * Describes the enum glovebox.broker.v1.AuditSource.
+ */
+export declare const AuditSourceSchema: GenEnum<AuditSource>;
 
 /**
  * AuditService reads the broker's audit log: one hash-chained record per request, per guest.

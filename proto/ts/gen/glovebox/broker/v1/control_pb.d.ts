@@ -47,6 +47,20 @@ export declare type ControlLease = Message<"glovebox.broker.v1.ControlLease"> & 
    * @generated from field: uint64 generation = 5;
    */
   generation: bigint;
+
+  /**
+   * The holder's last input through the console (or the acquisition); the idle timeout counts from here.
+   *
+   * @generated from field: google.protobuf.Timestamp last_input_at = 6;
+   */
+  lastInputAt?: Timestamp | undefined;
+
+  /**
+   * Help requests this lease was taken for (AcquireControl help_id).
+   *
+   * @generated from field: repeated string help_ids = 7;
+   */
+  helpIds: string[];
 };
 
 /**
@@ -70,6 +84,14 @@ export declare type AcquireControlRequest = Message<"glovebox.broker.v1.AcquireC
    * @generated from field: string reason = 2;
    */
   reason: string;
+
+  /**
+   * Optional: a pending help request of this guest the person takes control for; it becomes TAKEN and its
+   * session gets a HelpTaken event. NOT_FOUND when no such pending request exists.
+   *
+   * @generated from field: string help_id = 3;
+   */
+  helpId: string;
 };
 
 /**
@@ -106,6 +128,14 @@ export declare type ReleaseControlRequest = Message<"glovebox.broker.v1.ReleaseC
    * @generated from field: string guest = 1;
    */
   guest: string;
+
+  /**
+   * Optional note back to the sessions whose help requests this lease was taken for (HelpAnswered), at most
+   * 1024 bytes of UTF-8.
+   *
+   * @generated from field: string note = 2;
+   */
+  note: string;
 };
 
 /**
@@ -201,8 +231,10 @@ export declare const ControlService: GenService<{
     output: typeof AcquireControlResponseSchema;
   },
   /**
-   * ReleaseControl gives control back to sessions and bumps the generation. Only the holder (or an admin) may
-   * release. Errors: NOT_FOUND, CONTROL_NOT_HELD (nobody holds it), POLICY_DENIED.
+   * ReleaseControl gives control back to sessions and bumps the generation. Only the holder (or an admin, whose
+   * release of another's lease is audited as forced) may release. Every open session of the guest gets a
+   * ControlReleased event with the new generation. Errors: NOT_FOUND, INVALID_ARGUMENT (note), CONTROL_NOT_HELD
+   * (nobody holds it), POLICY_DENIED.
    *
    * @generated from rpc glovebox.broker.v1.ControlService.ReleaseControl
    */
@@ -213,6 +245,11 @@ export declare const ControlService: GenService<{
   },
   /**
    * GetControl says whether control is held and by whom.
+   *
+   * A lease also ends without ReleaseControl after the broker's control idle timeout (config
+   * control.idle_timeout, default 30 minutes) without human input from the holder: the broker releases it, bumps
+   * the generation and audits it (principal "glovebox-broker", cause IDLE_TIMEOUT). A console that disconnects
+   * abnormally keeps the lease: the person may be reconnecting.
    *
    * @generated from rpc glovebox.broker.v1.ControlService.GetControl
    */
