@@ -165,9 +165,10 @@ export declare type WatchScreenRequest = Message<"glovebox.agent.v1.WatchScreenR
   maxFps: number;
 
   /**
-   * Send only what changed: after a first full frame, each response carries the damaged bands (full-width runs
-   * of 16-row bands) as tiles encoded with options' format and quality, instead of a whole frame. Needs no
-   * region, display or max_edge in options (the tiles are of the whole screen at scale 1).
+   * Send only what changed: after a first full frame, each response carries the damaged bands (runs of 16-row
+   * bands, narrowed to the columns damaged in them, 16-pixel aligned) as tiles encoded with the options' format
+   * and quality, instead of a whole frame. Needs no region, display or max_edge in options (the tiles are of
+   * the whole screen at scale 1).
    *
    * @generated from field: bool tiles = 3;
    */
@@ -175,7 +176,8 @@ export declare type WatchScreenRequest = Message<"glovebox.agent.v1.WatchScreenR
 
   /**
    * Also report the pointer: each response carries its position, and the cursor's image when it changed; a
-   * pointer move alone (no damage) sends a response without image or tiles (polled at most 30 times a second).
+   * pointer move alone (no damage) sends a response without image or tiles (polled 30 times a second while it
+   * moves, 5 times a second after 2 s at rest).
    *
    * @generated from field: bool cursor = 4;
    */
