@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { Rect } from "./common_pb.js";
+import type { Effect, FrozenTarget, Rect, Timing } from "./common_pb.js";
 import type { Snapshot, SnapshotOptions } from "./snapshot_pb.js";
 
 /**
@@ -217,6 +217,28 @@ export declare type GetAppResponse = Message<"glovebox.agent.v1.GetAppResponse">
    * @generated from field: int32 pid = 4;
    */
   pid: number;
+
+  /**
+   * With launch (a mutation): VERIFIED when the app is on the bus afterwards (already running, or started by this
+   * call and seen there), UNVERIFIABLE when it was started but never appeared. UNSPECIFIED without launch.
+   *
+   * @generated from field: glovebox.agent.v1.Effect effect = 5;
+   */
+  effect: Effect;
+
+  /**
+   * With launch: the app acted on (app_id when accessible), source EXPLICIT, the generation.
+   *
+   * @generated from field: glovebox.agent.v1.FrozenTarget target = 6;
+   */
+  target?: FrozenTarget | undefined;
+
+  /**
+   * With launch: validate, dispatch (finding or starting the app and waiting for it) and total.
+   *
+   * @generated from field: glovebox.agent.v1.Timing timing = 7;
+   */
+  timing?: Timing | undefined;
 };
 
 /**

@@ -2,9 +2,9 @@
 // @generated from file glovebox/agent/v1/act.proto (package glovebox.agent.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { FrozenTarget, Image, MouseButton, Point, ScreenshotOptions, Target } from "./common_pb.js";
+import type { Effect, ErrorReason, FrozenTarget, Image, MouseButton, Point, Rect, ScreenshotOptions, Target, Timing } from "./common_pb.js";
 import type { ElementClick, ElementDoAction, ElementFocus, ElementScrollIntoView, ElementSelectText, ElementSetValue } from "./element_actions_pb.js";
 import type { ActivateTab, CloseTab, Fill, History, Hover, Navigate, NewTab, PageClick, PageDrag, PageKeyDown, PageKeyUp, PageScroll, PageSelectText, PageType, Paste, PastePath, Press, Reload, ScrollPosition, SecondaryAction, SetValue, SetViewport, StopLoading, WaitFor } from "./page_actions_pb.js";
 import type { TextRange } from "./snapshot_pb.js";
@@ -14,6 +14,108 @@ import type { Tab } from "./browser_pb.js";
  * Describes the file glovebox/agent/v1/act.proto.
  */
 export declare const file_glovebox_agent_v1_act: GenFile;
+
+/**
+ * ActBatchRequest is a sequence of actions run in order.
+ *
+ * @generated from message glovebox.agent.v1.ActBatchRequest
+ */
+export declare type ActBatchRequest = Message<"glovebox.agent.v1.ActBatchRequest"> & {
+  /**
+   * Who acts, as ActRequest.owner; required. Each action's owner must be empty or the same.
+   *
+   * @generated from field: string owner = 1;
+   */
+  owner: string;
+
+  /**
+   * Optional idempotency key for the whole batch, as ActRequest.request_id; each action's must be empty.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * 1..64 actions, each as in Act (its own target, confirm, observe and watch_ms).
+   *
+   * @generated from field: repeated glovebox.agent.v1.ActRequest actions = 3;
+   */
+  actions: ActRequest[];
+};
+
+/**
+ * Describes the message glovebox.agent.v1.ActBatchRequest.
+ * Use `create(ActBatchRequestSchema)` to create a new message.
+ */
+export declare const ActBatchRequestSchema: GenMessage<ActBatchRequest>;
+
+/**
+ * ActBatchResponse has one result per action that was done, in order.
+ *
+ * @generated from message glovebox.agent.v1.ActBatchResponse
+ */
+export declare type ActBatchResponse = Message<"glovebox.agent.v1.ActBatchResponse"> & {
+  /**
+   * results[i] is the answer to actions[i]; only the actions done before a failure have one.
+   *
+   * @generated from field: repeated glovebox.agent.v1.ActResponse results = 1;
+   */
+  results: ActResponse[];
+
+  /**
+   * Unset when every action was done; else the first action that failed (no action after it was attempted).
+   *
+   * @generated from field: glovebox.agent.v1.BatchFailure failure = 2;
+   */
+  failure?: BatchFailure | undefined;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.ActBatchResponse.
+ * Use `create(ActBatchResponseSchema)` to create a new message.
+ */
+export declare const ActBatchResponseSchema: GenMessage<ActBatchResponse>;
+
+/**
+ * BatchFailure says which action of a batch failed and why.
+ *
+ * @generated from message glovebox.agent.v1.BatchFailure
+ */
+export declare type BatchFailure = Message<"glovebox.agent.v1.BatchFailure"> & {
+  /**
+   * Index of the action in ActBatchRequest.actions.
+   *
+   * @generated from field: int32 index = 1;
+   */
+  index: number;
+
+  /**
+   * The error's reason, as ErrorInfo.reason would carry it for Act (its gRPC code follows from the reason).
+   *
+   * @generated from field: glovebox.agent.v1.ErrorReason reason = 2;
+   */
+  reason: ErrorReason;
+
+  /**
+   * The error message.
+   *
+   * @generated from field: string message = 3;
+   */
+  message: string;
+
+  /**
+   * The ErrorInfo metadata Act would have answered (causes, fields; keys starting with untrusted_ hold guest text).
+   *
+   * @generated from field: map<string, string> metadata = 4;
+   */
+  metadata: { [key: string]: string };
+};
+
+/**
+ * Describes the message glovebox.agent.v1.BatchFailure.
+ * Use `create(BatchFailureSchema)` to create a new message.
+ */
+export declare const BatchFailureSchema: GenMessage<BatchFailure>;
 
 /**
  * ActRequest is one action.
@@ -29,8 +131,10 @@ export declare type ActRequest = Message<"glovebox.agent.v1.ActRequest"> & {
   owner: string;
 
   /**
-   * Optional idempotency key (1..128 bytes): a retried request with the same owner and request_id returns the
-   * first answer and is not done twice. Remembered for the agent's last 1024 requests.
+   * Optional idempotency key (1..128 bytes): a retried request with the same owner, request_id and content
+   * returns the first answer and is not done twice; the same owner and id with other content is
+   * DUPLICATE_REQUEST. Remembered in the agent's memory for its last 1024 requests (lost when it restarts):
+   * through the broker, the broker answers retries from its audit log (broker ActRequest).
    *
    * @generated from field: string request_id = 2;
    */
@@ -58,6 +162,16 @@ export declare type ActRequest = Message<"glovebox.agent.v1.ActRequest"> & {
    * @generated from field: glovebox.agent.v1.ObserveAfter observe = 5;
    */
   observe?: ObserveAfter | undefined;
+
+  /**
+   * How long desktop input (pointer and keyboard actions) watches the screen for damage to report its effect,
+   * -1..5000 ms: 0 means 250 ms; -1 does not watch (effect DONE, no damage reported). The watch ends early once
+   * damage has arrived and the screen then stayed quiet for 20 ms. With observe, the observation's settle is
+   * the watch. Other actions ignore it.
+   *
+   * @generated from field: int32 watch_ms = 6;
+   */
+  watchMs: number;
 
   /**
    * @generated from oneof glovebox.agent.v1.ActRequest.action
@@ -448,7 +562,8 @@ export declare type Drag = Message<"glovebox.agent.v1.Drag"> & {
   button: MouseButton;
 
   /**
-   * Pause after each motion, 0..1000 ms, so applications see intermediate positions.
+   * Pause after each motion, 0..1000 ms, so applications see intermediate positions; step_delay_ms times the
+   * number of points at most 60000 ms (INVALID_ARGUMENT naming action.drag.step_delay_ms otherwise).
    *
    * @generated from field: int32 step_delay_ms = 3;
    */
@@ -607,7 +722,8 @@ export declare type TypeText = Message<"glovebox.agent.v1.TypeText"> & {
   text: string;
 
   /**
-   * Pause between characters, 0..1000 ms.
+   * Pause between characters, 0..1000 ms; delay_ms times the number of characters at most 60000 ms
+   * (INVALID_ARGUMENT naming action.type.delay_ms otherwise).
    *
    * @generated from field: int32 delay_ms = 2;
    */
@@ -621,7 +737,9 @@ export declare type TypeText = Message<"glovebox.agent.v1.TypeText"> & {
 export declare const TypeTextSchema: GenMessage<TypeText>;
 
 /**
- * Wait pauses, as a step of an agent's plan.
+ * Wait pauses, as a step of an agent's plan. It is an observation: it never holds the mutation queue (other
+ * requests' input goes ahead meanwhile), and the broker allows it while a human holds control and in
+ * observe-only sessions.
  *
  * @generated from message glovebox.agent.v1.Wait
  */
@@ -695,57 +813,6 @@ export declare type ObserveAfter = Message<"glovebox.agent.v1.ObserveAfter"> & {
  * Use `create(ObserveAfterSchema)` to create a new message.
  */
 export declare const ObserveAfterSchema: GenMessage<ObserveAfter>;
-
-/**
- * Timing is where the time of an action went, in microseconds.
- *
- * @generated from message glovebox.agent.v1.Timing
- */
-export declare type Timing = Message<"glovebox.agent.v1.Timing"> & {
-  /**
-   * @generated from field: int64 validate_us = 1;
-   */
-  validateUs: bigint;
-
-  /**
-   * Waiting for earlier actions on this agent.
-   *
-   * @generated from field: int64 queue_us = 2;
-   */
-  queueUs: bigint;
-
-  /**
-   * Resolving and re-checking the target.
-   *
-   * @generated from field: int64 resolve_us = 3;
-   */
-  resolveUs: bigint;
-
-  /**
-   * Sending input and the X round trip.
-   *
-   * @generated from field: int64 dispatch_us = 4;
-   */
-  dispatchUs: bigint;
-
-  /**
-   * Waiting for the screen to settle and observing.
-   *
-   * @generated from field: int64 settle_us = 5;
-   */
-  settleUs: bigint;
-
-  /**
-   * @generated from field: int64 total_us = 6;
-   */
-  totalUs: bigint;
-};
-
-/**
- * Describes the message glovebox.agent.v1.Timing.
- * Use `create(TimingSchema)` to create a new message.
- */
-export declare const TimingSchema: GenMessage<Timing>;
 
 /**
  * Observation is what the screen looked like after an action.
@@ -913,6 +980,15 @@ export declare type ActResponse = Message<"glovebox.agent.v1.ActResponse"> & {
    * @generated from field: bool used_element_action = 16;
    */
   usedElementAction: boolean;
+
+  /**
+   * For watched desktop input with effect DONE: the bounding box, in root-window pixels, of every screen area
+   * damaged (XDamage) from the input until the watch ended. Whatever repainted meanwhile counts, not only what
+   * the action caused. Unset when nothing changed or the screen was not watched.
+   *
+   * @generated from field: glovebox.agent.v1.Rect damage = 17;
+   */
+  damage?: Rect | undefined;
 };
 
 /**
@@ -922,47 +998,10 @@ export declare type ActResponse = Message<"glovebox.agent.v1.ActResponse"> & {
 export declare const ActResponseSchema: GenMessage<ActResponse>;
 
 /**
- * Effect says what is known about an action's outcome.
- *
- * @generated from enum glovebox.agent.v1.Effect
- */
-export enum Effect {
-  /**
-   * @generated from enum value: EFFECT_UNSPECIFIED = 0;
-   */
-  UNSPECIFIED = 0,
-
-  /**
-   * The input was delivered to the X server (synchronised with a round trip).
-   *
-   * @generated from enum value: EFFECT_DONE = 1;
-   */
-  DONE = 1,
-
-  /**
-   * Delivered and a read-back confirmed the result.
-   *
-   * @generated from enum value: EFFECT_VERIFIED = 2;
-   */
-  VERIFIED = 2,
-
-  /**
-   * Delivered, but nothing can confirm the result.
-   *
-   * @generated from enum value: EFFECT_UNVERIFIABLE = 3;
-   */
-  UNVERIFIABLE = 3,
-}
-
-/**
- * Describes the enum glovebox.agent.v1.Effect.
- */
-export declare const EffectSchema: GenEnum<Effect>;
-
-/**
  * ActService changes the desktop: mouse and keyboard. Every request is validated completely before anything
  * happens; a bad request gets INVALID_ARGUMENT with a google.rpc.BadRequest naming each bad field and does
- * nothing. Actions on one agent are serialized (there is one input device).
+ * nothing. Actions on one agent are serialized (there is one input device), except wait and wait_for: they are
+ * observations and never hold the queue, so a long wait never delays another request's input.
  *
  * @generated from service glovebox.agent.v1.ActService
  */
@@ -972,7 +1011,7 @@ export declare const ActService: GenService<{
    * owner and are released by release_all for that owner, when any action fails part way, and when the agent
    * shuts down. Errors: INVALID_ARGUMENT, TARGET_GONE (explicit window gone or unmapped before input),
    * GENERATION_CHANGED, CAPABILITY_UNAVAILABLE (no input backend), INTERRUPTED (cancelled part way; held input
-   * was released), DUPLICATE_REQUEST (same request_id in flight).
+   * was released), DUPLICATE_REQUEST (same request_id in flight, or used for other content).
    *
    * @generated from rpc glovebox.agent.v1.ActService.Act
    */
@@ -980,6 +1019,23 @@ export declare const ActService: GenService<{
     methodKind: "unary";
     input: typeof ActRequestSchema;
     output: typeof ActResponseSchema;
+  },
+  /**
+   * ActBatch performs 1..64 actions in order in one request, stopping at the first that fails. The whole batch
+   * is validated (statically and against the screen) before any action runs: one bad action refuses the batch
+   * with INVALID_ARGUMENT naming `actions[i]....` and nothing is done. The batch holds the mutation queue from
+   * its first action to its last (a wait inside a batch holds it too; the pauses of a whole batch, waits,
+   * hold_key and typing and drag delays included, are bounded to 60 s). A failure at run time is not an RPC
+   * error: the response has the results of the actions done and `failure` names the action that failed and why;
+   * the actions after it are not attempted. Errors: as Act, for the batch as a whole (INVALID_ARGUMENT,
+   * CAPABILITY_UNAVAILABLE, GENERATION_CHANGED, DUPLICATE_REQUEST).
+   *
+   * @generated from rpc glovebox.agent.v1.ActService.ActBatch
+   */
+  actBatch: {
+    methodKind: "unary";
+    input: typeof ActBatchRequestSchema;
+    output: typeof ActBatchResponseSchema;
   },
 }>;
 

@@ -4,8 +4,8 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
+import type { Effect, FrozenTarget, Image, ImageFormat, Timing } from "./common_pb.js";
 import type { Snapshot, SnapshotOptions } from "./snapshot_pb.js";
-import type { Image, ImageFormat } from "./common_pb.js";
 
 /**
  * Describes the file glovebox/agent/v1/browser.proto.
@@ -153,6 +153,28 @@ export declare type ListBrowsersResponse = Message<"glovebox.agent.v1.ListBrowse
    * @generated from field: repeated glovebox.agent.v1.Browser browsers = 1;
    */
   browsers: Browser[];
+
+  /**
+   * With start_default (a mutation): VERIFIED when the default browser answers on its DevTools port afterwards
+   * (already running, or started by this call). UNSPECIFIED without start_default.
+   *
+   * @generated from field: glovebox.agent.v1.Effect effect = 2;
+   */
+  effect: Effect;
+
+  /**
+   * With start_default: the default browser (browser_id), source EXPLICIT, the generation.
+   *
+   * @generated from field: glovebox.agent.v1.FrozenTarget target = 3;
+   */
+  target?: FrozenTarget | undefined;
+
+  /**
+   * With start_default: validate, dispatch (discovery and the start) and total.
+   *
+   * @generated from field: glovebox.agent.v1.Timing timing = 4;
+   */
+  timing?: Timing | undefined;
 };
 
 /**

@@ -4,11 +4,294 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
+import type { Effect, FrozenTarget, Timing } from "./common_pb.js";
 
 /**
  * Describes the file glovebox/agent/v1/clipboard.proto.
  */
 export declare const file_glovebox_agent_v1_clipboard: GenFile;
+
+/**
+ * PasteTextRequest says what to paste where.
+ *
+ * @generated from message glovebox.agent.v1.PasteTextRequest
+ */
+export declare type PasteTextRequest = Message<"glovebox.agent.v1.PasteTextRequest"> & {
+  /**
+   * Who asks (the broker passes its session id).
+   *
+   * @generated from field: string owner = 1;
+   */
+  owner: string;
+
+  /**
+   * 1..16777216 bytes of UTF-8. Never logged; audited as length and keyed hash.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * The window to focus first; 0 pastes into the focused window.
+   *
+   * @generated from field: uint32 window_id = 3;
+   */
+  windowId: number;
+
+  /**
+   * How long to wait for the application to ask for the text before restoring, 0..10000 ms (0 = 2000).
+   *
+   * @generated from field: uint32 wait_ms = 4;
+   */
+  waitMs: number;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.PasteTextRequest.
+ * Use `create(PasteTextRequestSchema)` to create a new message.
+ */
+export declare const PasteTextRequestSchema: GenMessage<PasteTextRequest>;
+
+/**
+ * PasteTextResponse says what happened.
+ *
+ * @generated from message glovebox.agent.v1.PasteTextResponse
+ */
+export declare type PasteTextResponse = Message<"glovebox.agent.v1.PasteTextResponse"> & {
+  /**
+   * Whether the application asked for the text within wait_ms.
+   *
+   * @generated from field: bool requested = 1;
+   */
+  requested: boolean;
+
+  /**
+   * What became of the earlier contents.
+   *
+   * @generated from field: glovebox.agent.v1.ClipboardRestore restore = 2;
+   */
+  restore: ClipboardRestore;
+
+  /**
+   * The window that had the focus when ctrl+v was pressed.
+   *
+   * @generated from field: uint32 window_id = 3;
+   */
+  windowId: number;
+
+  /**
+   * Targets of the earlier owner that were not saved (PARTIAL). Untrusted: chosen by the owner.
+   *
+   * @generated from field: repeated string lost_targets = 4;
+   */
+  lostTargets: string[];
+
+  /**
+   * Bytes of UTF-8 pasted.
+   *
+   * @generated from field: int64 length = 5;
+   */
+  length: bigint;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.PasteTextResponse.
+ * Use `create(PasteTextResponseSchema)` to create a new message.
+ */
+export declare const PasteTextResponseSchema: GenMessage<PasteTextResponse>;
+
+/**
+ * ListClipboardTargetsRequest names the selection.
+ *
+ * @generated from message glovebox.agent.v1.ListClipboardTargetsRequest
+ */
+export declare type ListClipboardTargetsRequest = Message<"glovebox.agent.v1.ListClipboardTargetsRequest"> & {
+  /**
+   * CLIPBOARD when unspecified.
+   *
+   * @generated from field: glovebox.agent.v1.Selection selection = 1;
+   */
+  selection: Selection;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.ListClipboardTargetsRequest.
+ * Use `create(ListClipboardTargetsRequestSchema)` to create a new message.
+ */
+export declare const ListClipboardTargetsRequestSchema: GenMessage<ListClipboardTargetsRequest>;
+
+/**
+ * ListClipboardTargetsResponse lists the owner's targets.
+ *
+ * @generated from message glovebox.agent.v1.ListClipboardTargetsResponse
+ */
+export declare type ListClipboardTargetsResponse = Message<"glovebox.agent.v1.ListClipboardTargetsResponse"> & {
+  /**
+   * Atom names ("TARGETS", "UTF8_STRING", "image/png", ...). Untrusted: chosen by the owner.
+   *
+   * @generated from field: repeated string targets = 1;
+   */
+  targets: string[];
+
+  /**
+   * Whether the selection had an owner.
+   *
+   * @generated from field: bool owned = 2;
+   */
+  owned: boolean;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.ListClipboardTargetsResponse.
+ * Use `create(ListClipboardTargetsResponseSchema)` to create a new message.
+ */
+export declare const ListClipboardTargetsResponseSchema: GenMessage<ListClipboardTargetsResponse>;
+
+/**
+ * ReadClipboardDataRequest names the selection and the target.
+ *
+ * @generated from message glovebox.agent.v1.ReadClipboardDataRequest
+ */
+export declare type ReadClipboardDataRequest = Message<"glovebox.agent.v1.ReadClipboardDataRequest"> & {
+  /**
+   * CLIPBOARD when unspecified.
+   *
+   * @generated from field: glovebox.agent.v1.Selection selection = 1;
+   */
+  selection: Selection;
+
+  /**
+   * One of image/png, image/jpeg, text/uri-list, x-special/gnome-copied-files.
+   *
+   * @generated from field: string mime_type = 2;
+   */
+  mimeType: string;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.ReadClipboardDataRequest.
+ * Use `create(ReadClipboardDataRequestSchema)` to create a new message.
+ */
+export declare const ReadClipboardDataRequestSchema: GenMessage<ReadClipboardDataRequest>;
+
+/**
+ * ReadClipboardDataResponse carries the converted bytes.
+ *
+ * @generated from message glovebox.agent.v1.ReadClipboardDataResponse
+ */
+export declare type ReadClipboardDataResponse = Message<"glovebox.agent.v1.ReadClipboardDataResponse"> & {
+  /**
+   * The bytes, at most 16 MiB. Untrusted: content from the guest.
+   *
+   * @generated from field: bytes data = 1;
+   */
+  data: Uint8Array;
+
+  /**
+   * The target asked for.
+   *
+   * @generated from field: string mime_type = 2;
+   */
+  mimeType: string;
+
+  /**
+   * Whether the selection had an owner, and whether it offered the target.
+   *
+   * @generated from field: bool owned = 3;
+   */
+  owned: boolean;
+
+  /**
+   * @generated from field: bool offered = 4;
+   */
+  offered: boolean;
+
+  /**
+   * len(data), kept in the audit record (the bytes are not).
+   *
+   * @generated from field: int64 length = 5;
+   */
+  length: bigint;
+
+  /**
+   * XDND only: as ReadClipboardResponse.dragging and stale.
+   *
+   * @generated from field: bool dragging = 6;
+   */
+  dragging: boolean;
+
+  /**
+   * @generated from field: bool stale = 7;
+   */
+  stale: boolean;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.ReadClipboardDataResponse.
+ * Use `create(ReadClipboardDataResponseSchema)` to create a new message.
+ */
+export declare const ReadClipboardDataResponseSchema: GenMessage<ReadClipboardDataResponse>;
+
+/**
+ * WriteClipboardDataRequest sets the selection to one target.
+ *
+ * @generated from message glovebox.agent.v1.WriteClipboardDataRequest
+ */
+export declare type WriteClipboardDataRequest = Message<"glovebox.agent.v1.WriteClipboardDataRequest"> & {
+  /**
+   * Who asks (the broker passes its session id).
+   *
+   * @generated from field: string owner = 1;
+   */
+  owner: string;
+
+  /**
+   * CLIPBOARD when unspecified.
+   *
+   * @generated from field: glovebox.agent.v1.Selection selection = 2;
+   */
+  selection: Selection;
+
+  /**
+   * One of image/png, image/jpeg, text/uri-list, x-special/gnome-copied-files.
+   *
+   * @generated from field: string mime_type = 3;
+   */
+  mimeType: string;
+
+  /**
+   * 1..16777216 bytes.
+   *
+   * @generated from field: bytes data = 4;
+   */
+  data: Uint8Array;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.WriteClipboardDataRequest.
+ * Use `create(WriteClipboardDataRequestSchema)` to create a new message.
+ */
+export declare const WriteClipboardDataRequestSchema: GenMessage<WriteClipboardDataRequest>;
+
+/**
+ * WriteClipboardDataResponse confirms ownership.
+ *
+ * @generated from message glovebox.agent.v1.WriteClipboardDataResponse
+ */
+export declare type WriteClipboardDataResponse = Message<"glovebox.agent.v1.WriteClipboardDataResponse"> & {
+  /**
+   * Bytes now offered.
+   *
+   * @generated from field: int64 length = 1;
+   */
+  length: bigint;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.WriteClipboardDataResponse.
+ * Use `create(WriteClipboardDataResponseSchema)` to create a new message.
+ */
+export declare const WriteClipboardDataResponseSchema: GenMessage<WriteClipboardDataResponse>;
 
 /**
  * ReadClipboardRequest names the selection.
@@ -57,6 +340,21 @@ export declare type ReadClipboardResponse = Message<"glovebox.agent.v1.ReadClipb
    * @generated from field: bool owned = 3;
    */
   owned: boolean;
+
+  /**
+   * XDND only: whether a pointer button is held now (a drag can be in progress).
+   *
+   * @generated from field: bool dragging = 4;
+   */
+  dragging: boolean;
+
+  /**
+   * XDND only: the payload equals what XdndSelection held when the agent's current press began: a stale
+   * selection left by an earlier drag, not a new one. False when no press of the agent's is in progress.
+   *
+   * @generated from field: bool stale = 5;
+   */
+  stale: boolean;
 };
 
 /**
@@ -111,6 +409,27 @@ export declare type WriteClipboardResponse = Message<"glovebox.agent.v1.WriteCli
    * @generated from field: int64 length = 1;
    */
   length: bigint;
+
+  /**
+   * VERIFIED: the X server names the agent as the selection's owner after the write.
+   *
+   * @generated from field: glovebox.agent.v1.Effect effect = 2;
+   */
+  effect: Effect;
+
+  /**
+   * What was written: the display (the whole screen), source EXPLICIT, the generation.
+   *
+   * @generated from field: glovebox.agent.v1.FrozenTarget target = 3;
+   */
+  target?: FrozenTarget | undefined;
+
+  /**
+   * validate, dispatch (taking the selection) and total.
+   *
+   * @generated from field: glovebox.agent.v1.Timing timing = 4;
+   */
+  timing?: Timing | undefined;
 };
 
 /**
@@ -118,6 +437,44 @@ export declare type WriteClipboardResponse = Message<"glovebox.agent.v1.WriteCli
  * Use `create(WriteClipboardResponseSchema)` to create a new message.
  */
 export declare const WriteClipboardResponseSchema: GenMessage<WriteClipboardResponse>;
+
+/**
+ * ClipboardRestore is what became of the clipboard's earlier contents after a paste.
+ *
+ * @generated from enum glovebox.agent.v1.ClipboardRestore
+ */
+export enum ClipboardRestore {
+  /**
+   * @generated from enum value: CLIPBOARD_RESTORE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The saved contents are back (an empty clipboard is empty again).
+   *
+   * @generated from enum value: CLIPBOARD_RESTORE_RESTORED = 1;
+   */
+  RESTORED = 1,
+
+  /**
+   * Another client took the clipboard during the paste; it was left as that client set it.
+   *
+   * @generated from enum value: CLIPBOARD_RESTORE_KEPT = 2;
+   */
+  KEPT = 2,
+
+  /**
+   * Restored, but the owner offered targets that could not be saved (lost_targets).
+   *
+   * @generated from enum value: CLIPBOARD_RESTORE_PARTIAL = 3;
+   */
+  PARTIAL = 3,
+}
+
+/**
+ * Describes the enum glovebox.agent.v1.ClipboardRestore.
+ */
+export declare const ClipboardRestoreSchema: GenEnum<ClipboardRestore>;
 
 /**
  * Selection is an X selection.
@@ -143,6 +500,16 @@ export enum Selection {
    * @generated from enum value: SELECTION_PRIMARY = 2;
    */
   PRIMARY = 2,
+
+  /**
+   * XDND: the XdndSelection a drag source owns during a drag and drop (read only: ReadClipboard and
+   * ReadClipboardData; writes refuse it). Its owner keeps it after the drop, so a read says whether a button
+   * is held (dragging) and whether the payload is what it was when the agent's own press (mouse_down, drag)
+   * began (stale: an old selection, not this drag's).
+   *
+   * @generated from enum value: SELECTION_XDND = 3;
+   */
+  XDND = 3,
 }
 
 /**
@@ -151,7 +518,7 @@ export enum Selection {
 export declare const SelectionSchema: GenEnum<Selection>;
 
 /**
- * ClipboardService reads and writes X selections as text.
+ * ClipboardService reads and writes X selections: text, and images and file lists by MIME target.
  *
  * @generated from service glovebox.agent.v1.ClipboardService
  */
@@ -179,6 +546,58 @@ export declare const ClipboardService: GenService<{
     methodKind: "unary";
     input: typeof WriteClipboardRequestSchema;
     output: typeof WriteClipboardResponseSchema;
+  },
+  /**
+   * ListClipboardTargets returns the targets the selection's owner offers (its TARGETS list, at most 256
+   * names, sorted). No owner is an empty answer with owned false. Errors: TIMEOUT as ReadClipboard.
+   *
+   * @generated from rpc glovebox.agent.v1.ClipboardService.ListClipboardTargets
+   */
+  listClipboardTargets: {
+    methodKind: "unary";
+    input: typeof ListClipboardTargetsRequestSchema;
+    output: typeof ListClipboardTargetsResponseSchema;
+  },
+  /**
+   * ReadClipboardData converts the selection to one MIME target (image/png, image/jpeg, text/uri-list,
+   * x-special/gnome-copied-files) and returns the bytes, following INCR. No owner, or an owner that does not
+   * offer the target, is an empty answer (owned / offered say which). Errors: TIMEOUT (no answer within 5 s),
+   * RESOURCE_EXHAUSTED (above 16 MiB).
+   *
+   * @generated from rpc glovebox.agent.v1.ClipboardService.ReadClipboardData
+   */
+  readClipboardData: {
+    methodKind: "unary";
+    input: typeof ReadClipboardDataRequestSchema;
+    output: typeof ReadClipboardDataResponseSchema;
+  },
+  /**
+   * WriteClipboardData makes the agent the owner of the selection with data as one MIME target (image/png
+   * and image/jpeg checked by their signature; text/uri-list is valid UTF-8 and is offered as text too),
+   * served with TARGETS, TIMESTAMP and MULTIPLE, through INCR when large, until another client takes the
+   * selection. At most 16 MiB. Errors: INVALID_ARGUMENT naming mime_type or data.
+   *
+   * @generated from rpc glovebox.agent.v1.ClipboardService.WriteClipboardData
+   */
+  writeClipboardData: {
+    methodKind: "unary";
+    input: typeof WriteClipboardDataRequestSchema;
+    output: typeof WriteClipboardDataResponseSchema;
+  },
+  /**
+   * PasteText pastes text into a window the way a person does: it saves CLIPBOARD (its text and the MIME
+   * targets above that the owner offers), writes the text to it, focuses the window (window_id; 0: the
+   * focused window), presses ctrl+v, waits until the application asked for the text (at most wait_ms), and
+   * then restores the saved contents unless another client took the clipboard meanwhile (restore says
+   * which). Runs in the agent's input queue, one at a time with Act. Errors: INVALID_ARGUMENT naming text,
+   * window_id or wait_ms; TARGET_GONE (the window); the clipboard's and input's errors.
+   *
+   * @generated from rpc glovebox.agent.v1.ClipboardService.PasteText
+   */
+  pasteText: {
+    methodKind: "unary";
+    input: typeof PasteTextRequestSchema;
+    output: typeof PasteTextResponseSchema;
   },
 }>;
 

@@ -3,46 +3,117 @@
 /* eslint-disable */
 
 import { enumDesc, fileDesc, messageDesc, serviceDesc, tsEnum } from "@bufbuild/protobuf/codegenv2";
+import { file_glovebox_agent_v1_common } from "./common_pb.js";
 
 /**
  * Describes the file glovebox/agent/v1/clipboard.proto.
  */
 export const file_glovebox_agent_v1_clipboard = /*@__PURE__*/
-  fileDesc("CiFnbG92ZWJveC9hZ2VudC92MS9jbGlwYm9hcmQucHJvdG8SEWdsb3ZlYm94LmFnZW50LnYxIkcKFFJlYWRDbGlwYm9hcmRSZXF1ZXN0Ei8KCXNlbGVjdGlvbhgBIAEoDjIcLmdsb3ZlYm94LmFnZW50LnYxLlNlbGVjdGlvbiJEChVSZWFkQ2xpcGJvYXJkUmVzcG9uc2USDAoEdGV4dBgBIAEoCRIOCgZmb3JtYXQYAiABKAkSDQoFb3duZWQYAyABKAgiZQoVV3JpdGVDbGlwYm9hcmRSZXF1ZXN0Eg0KBW93bmVyGAEgASgJEi8KCXNlbGVjdGlvbhgCIAEoDjIcLmdsb3ZlYm94LmFnZW50LnYxLlNlbGVjdGlvbhIMCgR0ZXh0GAMgASgJIigKFldyaXRlQ2xpcGJvYXJkUmVzcG9uc2USDgoGbGVuZ3RoGAEgASgDKlYKCVNlbGVjdGlvbhIZChVTRUxFQ1RJT05fVU5TUEVDSUZJRUQQABIXChNTRUxFQ1RJT05fQ0xJUEJPQVJEEAESFQoRU0VMRUNUSU9OX1BSSU1BUlkQAjLdAQoQQ2xpcGJvYXJkU2VydmljZRJiCg1SZWFkQ2xpcGJvYXJkEicuZ2xvdmVib3guYWdlbnQudjEuUmVhZENsaXBib2FyZFJlcXVlc3QaKC5nbG92ZWJveC5hZ2VudC52MS5SZWFkQ2xpcGJvYXJkUmVzcG9uc2USZQoOV3JpdGVDbGlwYm9hcmQSKC5nbG92ZWJveC5hZ2VudC52MS5Xcml0ZUNsaXBib2FyZFJlcXVlc3QaKS5nbG92ZWJveC5hZ2VudC52MS5Xcml0ZUNsaXBib2FyZFJlc3BvbnNlQi5aLGdsb3ZlYm94LmRldi9wcm90by9nbG92ZWJveC9hZ2VudC92MTthZ2VudHYxYgZwcm90bzM");
+  fileDesc("CiFnbG92ZWJveC9hZ2VudC92MS9jbGlwYm9hcmQucHJvdG8SEWdsb3ZlYm94LmFnZW50LnYxIlMKEFBhc3RlVGV4dFJlcXVlc3QSDQoFb3duZXIYASABKAkSDAoEdGV4dBgCIAEoCRIRCgl3aW5kb3dfaWQYAyABKA0SDwoHd2FpdF9tcxgEIAEoDSKVAQoRUGFzdGVUZXh0UmVzcG9uc2USEQoJcmVxdWVzdGVkGAEgASgIEjQKB3Jlc3RvcmUYAiABKA4yIy5nbG92ZWJveC5hZ2VudC52MS5DbGlwYm9hcmRSZXN0b3JlEhEKCXdpbmRvd19pZBgDIAEoDRIUCgxsb3N0X3RhcmdldHMYBCADKAkSDgoGbGVuZ3RoGAUgASgDIk4KG0xpc3RDbGlwYm9hcmRUYXJnZXRzUmVxdWVzdBIvCglzZWxlY3Rpb24YASABKA4yHC5nbG92ZWJveC5hZ2VudC52MS5TZWxlY3Rpb24iPgocTGlzdENsaXBib2FyZFRhcmdldHNSZXNwb25zZRIPCgd0YXJnZXRzGAEgAygJEg0KBW93bmVkGAIgASgIIl4KGFJlYWRDbGlwYm9hcmREYXRhUmVxdWVzdBIvCglzZWxlY3Rpb24YASABKA4yHC5nbG92ZWJveC5hZ2VudC52MS5TZWxlY3Rpb24SEQoJbWltZV90eXBlGAIgASgJIo0BChlSZWFkQ2xpcGJvYXJkRGF0YVJlc3BvbnNlEgwKBGRhdGEYASABKAwSEQoJbWltZV90eXBlGAIgASgJEg0KBW93bmVkGAMgASgIEg8KB29mZmVyZWQYBCABKAgSDgoGbGVuZ3RoGAUgASgDEhAKCGRyYWdnaW5nGAYgASgIEg0KBXN0YWxlGAcgASgIInwKGVdyaXRlQ2xpcGJvYXJkRGF0YVJlcXVlc3QSDQoFb3duZXIYASABKAkSLwoJc2VsZWN0aW9uGAIgASgOMhwuZ2xvdmVib3guYWdlbnQudjEuU2VsZWN0aW9uEhEKCW1pbWVfdHlwZRgDIAEoCRIMCgRkYXRhGAQgASgMIiwKGldyaXRlQ2xpcGJvYXJkRGF0YVJlc3BvbnNlEg4KBmxlbmd0aBgBIAEoAyJHChRSZWFkQ2xpcGJvYXJkUmVxdWVzdBIvCglzZWxlY3Rpb24YASABKA4yHC5nbG92ZWJveC5hZ2VudC52MS5TZWxlY3Rpb24iZQoVUmVhZENsaXBib2FyZFJlc3BvbnNlEgwKBHRleHQYASABKAkSDgoGZm9ybWF0GAIgASgJEg0KBW93bmVkGAMgASgIEhAKCGRyYWdnaW5nGAQgASgIEg0KBXN0YWxlGAUgASgIImUKFVdyaXRlQ2xpcGJvYXJkUmVxdWVzdBINCgVvd25lchgBIAEoCRIvCglzZWxlY3Rpb24YAiABKA4yHC5nbG92ZWJveC5hZ2VudC52MS5TZWxlY3Rpb24SDAoEdGV4dBgDIAEoCSKvAQoWV3JpdGVDbGlwYm9hcmRSZXNwb25zZRIOCgZsZW5ndGgYASABKAMSKQoGZWZmZWN0GAIgASgOMhkuZ2xvdmVib3guYWdlbnQudjEuRWZmZWN0Ei8KBnRhcmdldBgDIAEoCzIfLmdsb3ZlYm94LmFnZW50LnYxLkZyb3plblRhcmdldBIpCgZ0aW1pbmcYBCABKAsyGS5nbG92ZWJveC5hZ2VudC52MS5UaW1pbmcqkAEKEENsaXBib2FyZFJlc3RvcmUSIQodQ0xJUEJPQVJEX1JFU1RPUkVfVU5TUEVDSUZJRUQQABIeChpDTElQQk9BUkRfUkVTVE9SRV9SRVNUT1JFRBABEhoKFkNMSVBCT0FSRF9SRVNUT1JFX0tFUFQQAhIdChlDTElQQk9BUkRfUkVTVE9SRV9QQVJUSUFMEAMqagoJU2VsZWN0aW9uEhkKFVNFTEVDVElPTl9VTlNQRUNJRklFRBAAEhcKE1NFTEVDVElPTl9DTElQQk9BUkQQARIVChFTRUxFQ1RJT05fUFJJTUFSWRACEhIKDlNFTEVDVElPTl9YRE5EEAMykQUKEENsaXBib2FyZFNlcnZpY2USYgoNUmVhZENsaXBib2FyZBInLmdsb3ZlYm94LmFnZW50LnYxLlJlYWRDbGlwYm9hcmRSZXF1ZXN0GiguZ2xvdmVib3guYWdlbnQudjEuUmVhZENsaXBib2FyZFJlc3BvbnNlEmUKDldyaXRlQ2xpcGJvYXJkEiguZ2xvdmVib3guYWdlbnQudjEuV3JpdGVDbGlwYm9hcmRSZXF1ZXN0GikuZ2xvdmVib3guYWdlbnQudjEuV3JpdGVDbGlwYm9hcmRSZXNwb25zZRJ3ChRMaXN0Q2xpcGJvYXJkVGFyZ2V0cxIuLmdsb3ZlYm94LmFnZW50LnYxLkxpc3RDbGlwYm9hcmRUYXJnZXRzUmVxdWVzdBovLmdsb3ZlYm94LmFnZW50LnYxLkxpc3RDbGlwYm9hcmRUYXJnZXRzUmVzcG9uc2USbgoRUmVhZENsaXBib2FyZERhdGESKy5nbG92ZWJveC5hZ2VudC52MS5SZWFkQ2xpcGJvYXJkRGF0YVJlcXVlc3QaLC5nbG92ZWJveC5hZ2VudC52MS5SZWFkQ2xpcGJvYXJkRGF0YVJlc3BvbnNlEnEKEldyaXRlQ2xpcGJvYXJkRGF0YRIsLmdsb3ZlYm94LmFnZW50LnYxLldyaXRlQ2xpcGJvYXJkRGF0YVJlcXVlc3QaLS5nbG92ZWJveC5hZ2VudC52MS5Xcml0ZUNsaXBib2FyZERhdGFSZXNwb25zZRJWCglQYXN0ZVRleHQSIy5nbG92ZWJveC5hZ2VudC52MS5QYXN0ZVRleHRSZXF1ZXN0GiQuZ2xvdmVib3guYWdlbnQudjEuUGFzdGVUZXh0UmVzcG9uc2VCLlosZ2xvdmVib3guZGV2L3Byb3RvL2dsb3ZlYm94L2FnZW50L3YxO2FnZW50djFiBnByb3RvMw", [file_glovebox_agent_v1_common]);
+
+/**
+ * Describes the message glovebox.agent.v1.PasteTextRequest.
+ * Use `create(PasteTextRequestSchema)` to create a new message.
+ */
+export const PasteTextRequestSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_agent_v1_clipboard, 0);
+
+/**
+ * Describes the message glovebox.agent.v1.PasteTextResponse.
+ * Use `create(PasteTextResponseSchema)` to create a new message.
+ */
+export const PasteTextResponseSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_agent_v1_clipboard, 1);
+
+/**
+ * Describes the message glovebox.agent.v1.ListClipboardTargetsRequest.
+ * Use `create(ListClipboardTargetsRequestSchema)` to create a new message.
+ */
+export const ListClipboardTargetsRequestSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_agent_v1_clipboard, 2);
+
+/**
+ * Describes the message glovebox.agent.v1.ListClipboardTargetsResponse.
+ * Use `create(ListClipboardTargetsResponseSchema)` to create a new message.
+ */
+export const ListClipboardTargetsResponseSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_agent_v1_clipboard, 3);
+
+/**
+ * Describes the message glovebox.agent.v1.ReadClipboardDataRequest.
+ * Use `create(ReadClipboardDataRequestSchema)` to create a new message.
+ */
+export const ReadClipboardDataRequestSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_agent_v1_clipboard, 4);
+
+/**
+ * Describes the message glovebox.agent.v1.ReadClipboardDataResponse.
+ * Use `create(ReadClipboardDataResponseSchema)` to create a new message.
+ */
+export const ReadClipboardDataResponseSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_agent_v1_clipboard, 5);
+
+/**
+ * Describes the message glovebox.agent.v1.WriteClipboardDataRequest.
+ * Use `create(WriteClipboardDataRequestSchema)` to create a new message.
+ */
+export const WriteClipboardDataRequestSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_agent_v1_clipboard, 6);
+
+/**
+ * Describes the message glovebox.agent.v1.WriteClipboardDataResponse.
+ * Use `create(WriteClipboardDataResponseSchema)` to create a new message.
+ */
+export const WriteClipboardDataResponseSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_agent_v1_clipboard, 7);
 
 /**
  * Describes the message glovebox.agent.v1.ReadClipboardRequest.
  * Use `create(ReadClipboardRequestSchema)` to create a new message.
  */
 export const ReadClipboardRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_clipboard, 0);
+  messageDesc(file_glovebox_agent_v1_clipboard, 8);
 
 /**
  * Describes the message glovebox.agent.v1.ReadClipboardResponse.
  * Use `create(ReadClipboardResponseSchema)` to create a new message.
  */
 export const ReadClipboardResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_clipboard, 1);
+  messageDesc(file_glovebox_agent_v1_clipboard, 9);
 
 /**
  * Describes the message glovebox.agent.v1.WriteClipboardRequest.
  * Use `create(WriteClipboardRequestSchema)` to create a new message.
  */
 export const WriteClipboardRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_clipboard, 2);
+  messageDesc(file_glovebox_agent_v1_clipboard, 10);
 
 /**
  * Describes the message glovebox.agent.v1.WriteClipboardResponse.
  * Use `create(WriteClipboardResponseSchema)` to create a new message.
  */
 export const WriteClipboardResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_clipboard, 3);
+  messageDesc(file_glovebox_agent_v1_clipboard, 11);
+
+/**
+ * Describes the enum glovebox.agent.v1.ClipboardRestore.
+ */
+export const ClipboardRestoreSchema = /*@__PURE__*/
+  enumDesc(file_glovebox_agent_v1_clipboard, 0);
+
+/**
+ * ClipboardRestore is what became of the clipboard's earlier contents after a paste.
+ *
+ * @generated from enum glovebox.agent.v1.ClipboardRestore
+ */
+export const ClipboardRestore = /*@__PURE__*/
+  tsEnum(ClipboardRestoreSchema);
 
 /**
  * Describes the enum glovebox.agent.v1.Selection.
  */
 export const SelectionSchema = /*@__PURE__*/
-  enumDesc(file_glovebox_agent_v1_clipboard, 0);
+  enumDesc(file_glovebox_agent_v1_clipboard, 1);
 
 /**
  * Selection is an X selection.
@@ -53,7 +124,7 @@ export const Selection = /*@__PURE__*/
   tsEnum(SelectionSchema);
 
 /**
- * ClipboardService reads and writes X selections as text.
+ * ClipboardService reads and writes X selections: text, and images and file lists by MIME target.
  *
  * @generated from service glovebox.agent.v1.ClipboardService
  */

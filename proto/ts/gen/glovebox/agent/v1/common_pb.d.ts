@@ -473,6 +473,57 @@ export declare type FrozenTarget = Message<"glovebox.agent.v1.FrozenTarget"> & {
 export declare const FrozenTargetSchema: GenMessage<FrozenTarget>;
 
 /**
+ * Timing is where the time of an action (or another mutation) went on the agent, in microseconds.
+ *
+ * @generated from message glovebox.agent.v1.Timing
+ */
+export declare type Timing = Message<"glovebox.agent.v1.Timing"> & {
+  /**
+   * @generated from field: int64 validate_us = 1;
+   */
+  validateUs: bigint;
+
+  /**
+   * Waiting for earlier actions on this agent.
+   *
+   * @generated from field: int64 queue_us = 2;
+   */
+  queueUs: bigint;
+
+  /**
+   * Resolving and re-checking the target.
+   *
+   * @generated from field: int64 resolve_us = 3;
+   */
+  resolveUs: bigint;
+
+  /**
+   * Sending input and the X round trip.
+   *
+   * @generated from field: int64 dispatch_us = 4;
+   */
+  dispatchUs: bigint;
+
+  /**
+   * Watching the screen for damage, waiting for it to settle and observing.
+   *
+   * @generated from field: int64 settle_us = 5;
+   */
+  settleUs: bigint;
+
+  /**
+   * @generated from field: int64 total_us = 6;
+   */
+  totalUs: bigint;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.Timing.
+ * Use `create(TimingSchema)` to create a new message.
+ */
+export declare const TimingSchema: GenMessage<Timing>;
+
+/**
  * ErrorReason is the stable reason carried in google.rpc.ErrorInfo.reason of every error Glovebox returns.
  * ErrorInfo.reason holds the value name without the ERROR_REASON_ prefix (for example "STALE_REF") and
  * ErrorInfo.domain is "glovebox.dev". Callers branch on the reason, never on the message text.
@@ -763,4 +814,51 @@ export enum TargetSource {
  * Describes the enum glovebox.agent.v1.TargetSource.
  */
 export declare const TargetSourceSchema: GenEnum<TargetSource>;
+
+/**
+ * Effect says what is known about an action's outcome.
+ *
+ * @generated from enum glovebox.agent.v1.Effect
+ */
+export enum Effect {
+  /**
+   * @generated from enum value: EFFECT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The input was delivered to the X server (synchronised with a round trip). For watched desktop input: and
+   * the screen changed within the watch (ActResponse.damage says where). For wait and release_all: done, since
+   * what they do is certain.
+   *
+   * @generated from enum value: EFFECT_DONE = 1;
+   */
+  DONE = 1,
+
+  /**
+   * Delivered and a read-back confirmed the result (fill, set_value, element_set_value, select_text, focus).
+   *
+   * @generated from enum value: EFFECT_VERIFIED = 2;
+   */
+  VERIFIED = 2,
+
+  /**
+   * Delivered, but nothing can confirm the result.
+   *
+   * @generated from enum value: EFFECT_UNVERIFIABLE = 3;
+   */
+  UNVERIFIABLE = 3,
+
+  /**
+   * Watched desktop input: delivered, and nothing on the screen changed within the watch.
+   *
+   * @generated from enum value: EFFECT_NO_VISIBLE_CHANGE = 4;
+   */
+  NO_VISIBLE_CHANGE = 4,
+}
+
+/**
+ * Describes the enum glovebox.agent.v1.Effect.
+ */
+export declare const EffectSchema: GenEnum<Effect>;
 

@@ -4,12 +4,139 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { Image, Point, Rect, ScreenshotOptions, Window } from "./common_pb.js";
+import type { Image, Point, Rect, ScreenshotOptions, Target, Window } from "./common_pb.js";
+import type { Element, Snapshot, SnapshotOptions } from "./snapshot_pb.js";
 
 /**
  * Describes the file glovebox/agent/v1/observe.proto.
  */
 export declare const file_glovebox_agent_v1_observe: GenFile;
+
+/**
+ * ObserveRequest says what to observe and how much of it.
+ *
+ * @generated from message glovebox.agent.v1.ObserveRequest
+ */
+export declare type ObserveRequest = Message<"glovebox.agent.v1.ObserveRequest"> & {
+  /**
+   * Unset: the active (focused) window. A window: that X window. An app: that application's window (window_id,
+   * else its active window, else its first). A tab: that browser tab, snapshotted through the page (SnapshotTab).
+   * A display target is refused. snapshot_id and generation are not used.
+   *
+   * @generated from field: glovebox.agent.v1.Target target = 1;
+   */
+  target?: Target | undefined;
+
+  /**
+   * Snapshot options as for SnapshotWindow / SnapshotTab; max_bytes and max_tokens 0 mean 16384 bytes here.
+   *
+   * @generated from field: glovebox.agent.v1.SnapshotOptions snapshot = 2;
+   */
+  snapshot?: SnapshotOptions | undefined;
+
+  /**
+   * Screenshot options as for CaptureScreenshot (the whole screen unless a region or display is named).
+   *
+   * @generated from field: glovebox.agent.v1.ScreenshotOptions screenshot = 3;
+   */
+  screenshot?: ScreenshotOptions | undefined;
+
+  /**
+   * Leave the screenshot out.
+   *
+   * @generated from field: bool omit_screenshot = 4;
+   */
+  omitScreenshot: boolean;
+
+  /**
+   * Leave the snapshot (and the focused element) out.
+   *
+   * @generated from field: bool omit_snapshot = 5;
+   */
+  omitSnapshot: boolean;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.ObserveRequest.
+ * Use `create(ObserveRequestSchema)` to create a new message.
+ */
+export declare const ObserveRequestSchema: GenMessage<ObserveRequest>;
+
+/**
+ * ObserveResponse is one observation.
+ *
+ * @generated from message glovebox.agent.v1.ObserveResponse
+ */
+export declare type ObserveResponse = Message<"glovebox.agent.v1.ObserveResponse"> & {
+  /**
+   * The bounded snapshot of the target; unset when omitted or unavailable.
+   *
+   * @generated from field: glovebox.agent.v1.Snapshot snapshot = 1;
+   */
+  snapshot?: Snapshot | undefined;
+
+  /**
+   * Why there is no snapshot when one was asked for (no accessibility bus, the window's application is not on it).
+   *
+   * @generated from field: string snapshot_unavailable_reason = 2;
+   */
+  snapshotUnavailableReason: string;
+
+  /**
+   * The screenshot with the scale applied (Image.scale maps image pixels back to the screen).
+   *
+   * @generated from field: glovebox.agent.v1.Image image = 3;
+   */
+  image?: Image | undefined;
+
+  /**
+   * CaptureScreenshotResponse.frame_seq of the screenshot.
+   *
+   * @generated from field: uint64 frame_seq = 4;
+   */
+  frameSeq: bigint;
+
+  /**
+   * The pointer position and the top-level window under it (0: the root window).
+   *
+   * @generated from field: glovebox.agent.v1.Point cursor = 5;
+   */
+  cursor?: Point | undefined;
+
+  /**
+   * @generated from field: uint32 cursor_window_id = 6;
+   */
+  cursorWindowId: number;
+
+  /**
+   * The window observed: the active window or the one named (unset for a tab target, or when no window is
+   * focused). Its title is untrusted.
+   *
+   * @generated from field: glovebox.agent.v1.Window window = 7;
+   */
+  window?: Window | undefined;
+
+  /**
+   * The focused element of the target, with its ref when the snapshot holds it (on this page or a later one:
+   * the ref is valid either way); unset when nothing in the target has the focus. Untrusted like every element.
+   *
+   * @generated from field: glovebox.agent.v1.Element focused = 8;
+   */
+  focused?: Element | undefined;
+
+  /**
+   * Time the observation took, microseconds.
+   *
+   * @generated from field: int64 took_us = 9;
+   */
+  tookUs: bigint;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.ObserveResponse.
+ * Use `create(ObserveResponseSchema)` to create a new message.
+ */
+export declare const ObserveResponseSchema: GenMessage<ObserveResponse>;
 
 /**
  * CaptureScreenshotRequest asks for one screenshot.
@@ -182,6 +309,14 @@ export declare type WatchScreenRequest = Message<"glovebox.agent.v1.WatchScreenR
    * @generated from field: bool cursor = 4;
    */
   cursor: boolean;
+
+  /**
+   * With tiles in JPEG: a tile whose PNG takes at most two bits a pixel (text, UI) is sent as that PNG instead
+   * (a page of terminal text is several times smaller and exact); photos and video stay JPEG.
+   *
+   * @generated from field: bool png_when_smaller = 5;
+   */
+  pngWhenSmaller: boolean;
 };
 
 /**
@@ -348,6 +483,23 @@ export declare const ObserveService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchScreenRequestSchema;
     output: typeof WatchScreenResponseSchema;
+  },
+  /**
+   * Observe answers in one call what a model needs for its next step: for the target (the active window when
+   * none is named), a bounded accessibility snapshot, a screenshot with its scale, the pointer and the focused
+   * element, read concurrently. An observation: allowed while a human holds control; it never waits for the
+   * mutation queue. The snapshot becomes the newest of its target, as SnapshotWindow's or SnapshotTab's would.
+   * A window whose application is not on the accessibility bus (or a guest without one) still gets its
+   * screenshot and pointer, with snapshot_unavailable_reason saying why there is no snapshot. Errors:
+   * INVALID_ARGUMENT (a bad option, a display target), NOT_FOUND / TARGET_GONE (a named window, app or tab that
+   * does not exist), CAPABILITY_UNAVAILABLE (no X display).
+   *
+   * @generated from rpc glovebox.agent.v1.ObserveService.Observe
+   */
+  observe: {
+    methodKind: "unary";
+    input: typeof ObserveRequestSchema;
+    output: typeof ObserveResponseSchema;
   },
 }>;
 

@@ -4,82 +4,97 @@
 
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_glovebox_agent_v1_common } from "./common_pb.js";
+import { file_glovebox_agent_v1_snapshot } from "./snapshot_pb.js";
 
 /**
  * Describes the file glovebox/agent/v1/observe.proto.
  */
 export const file_glovebox_agent_v1_observe = /*@__PURE__*/
-  fileDesc("Ch9nbG92ZWJveC9hZ2VudC92MS9vYnNlcnZlLnByb3RvEhFnbG92ZWJveC5hZ2VudC52MSJRChhDYXB0dXJlU2NyZWVuc2hvdFJlcXVlc3QSNQoHb3B0aW9ucxgBIAEoCzIkLmdsb3ZlYm94LmFnZW50LnYxLlNjcmVlbnNob3RPcHRpb25zImoKGUNhcHR1cmVTY3JlZW5zaG90UmVzcG9uc2USJwoFaW1hZ2UYASABKAsyGC5nbG92ZWJveC5hZ2VudC52MS5JbWFnZRIRCgl1bmNoYW5nZWQYAiABKAgSEQoJZnJhbWVfc2VxGAMgASgEIhoKGEdldEN1cnNvclBvc2l0aW9uUmVxdWVzdCJuChlHZXRDdXJzb3JQb3NpdGlvblJlc3BvbnNlEioKCHBvc2l0aW9uGAEgASgLMhguZ2xvdmVib3guYWdlbnQudjEuUG9pbnQSEQoJd2luZG93X2lkGAIgASgNEhIKCmRpc3BsYXlfaWQYAyABKAkiLgoSTGlzdFdpbmRvd3NSZXF1ZXN0EhgKEGluY2x1ZGVfdW5tYXBwZWQYASABKAgiQQoTTGlzdFdpbmRvd3NSZXNwb25zZRIqCgd3aW5kb3dzGAEgAygLMhkuZ2xvdmVib3guYWdlbnQudjEuV2luZG93InsKEldhdGNoU2NyZWVuUmVxdWVzdBI1CgdvcHRpb25zGAEgASgLMiQuZ2xvdmVib3guYWdlbnQudjEuU2NyZWVuc2hvdE9wdGlvbnMSDwoHbWF4X2ZwcxgCIAEoBRINCgV0aWxlcxgDIAEoCBIOCgZjdXJzb3IYBCABKAgigAIKE1dhdGNoU2NyZWVuUmVzcG9uc2USJwoFaW1hZ2UYASABKAsyGC5nbG92ZWJveC5hZ2VudC52MS5JbWFnZRIRCglmcmFtZV9zZXEYAiABKAQSFgoOY2FwdHVyZWRfYXRfdXMYAyABKAMSLAoFdGlsZXMYBCADKAsyHS5nbG92ZWJveC5hZ2VudC52MS5TY3JlZW5UaWxlEjEKD2N1cnNvcl9wb3NpdGlvbhgFIAEoCzIYLmdsb3ZlYm94LmFnZW50LnYxLlBvaW50EjQKDGN1cnNvcl9zaGFwZRgGIAEoCzIeLmdsb3ZlYm94LmFnZW50LnYxLkN1cnNvclNoYXBlIlwKClNjcmVlblRpbGUSJQoEcmVjdBgBIAEoCzIXLmdsb3ZlYm94LmFnZW50LnYxLlJlY3QSJwoFaW1hZ2UYAiABKAsyGC5nbG92ZWJveC5hZ2VudC52MS5JbWFnZSJUCgtDdXJzb3JTaGFwZRInCgVpbWFnZRgBIAEoCzIYLmdsb3ZlYm94LmFnZW50LnYxLkltYWdlEg0KBWhvdF94GAIgASgFEg0KBWhvdF95GAMgASgFMq4DCg5PYnNlcnZlU2VydmljZRJuChFDYXB0dXJlU2NyZWVuc2hvdBIrLmdsb3ZlYm94LmFnZW50LnYxLkNhcHR1cmVTY3JlZW5zaG90UmVxdWVzdBosLmdsb3ZlYm94LmFnZW50LnYxLkNhcHR1cmVTY3JlZW5zaG90UmVzcG9uc2USbgoRR2V0Q3Vyc29yUG9zaXRpb24SKy5nbG92ZWJveC5hZ2VudC52MS5HZXRDdXJzb3JQb3NpdGlvblJlcXVlc3QaLC5nbG92ZWJveC5hZ2VudC52MS5HZXRDdXJzb3JQb3NpdGlvblJlc3BvbnNlElwKC0xpc3RXaW5kb3dzEiUuZ2xvdmVib3guYWdlbnQudjEuTGlzdFdpbmRvd3NSZXF1ZXN0GiYuZ2xvdmVib3guYWdlbnQudjEuTGlzdFdpbmRvd3NSZXNwb25zZRJeCgtXYXRjaFNjcmVlbhIlLmdsb3ZlYm94LmFnZW50LnYxLldhdGNoU2NyZWVuUmVxdWVzdBomLmdsb3ZlYm94LmFnZW50LnYxLldhdGNoU2NyZWVuUmVzcG9uc2UwAUIuWixnbG92ZWJveC5kZXYvcHJvdG8vZ2xvdmVib3gvYWdlbnQvdjE7YWdlbnR2MWIGcHJvdG8z", [file_glovebox_agent_v1_common]);
+  fileDesc("Ch9nbG92ZWJveC9hZ2VudC92MS9vYnNlcnZlLnByb3RvEhFnbG92ZWJveC5hZ2VudC52MSLbAQoOT2JzZXJ2ZVJlcXVlc3QSKQoGdGFyZ2V0GAEgASgLMhkuZ2xvdmVib3guYWdlbnQudjEuVGFyZ2V0EjQKCHNuYXBzaG90GAIgASgLMiIuZ2xvdmVib3guYWdlbnQudjEuU25hcHNob3RPcHRpb25zEjgKCnNjcmVlbnNob3QYAyABKAsyJC5nbG92ZWJveC5hZ2VudC52MS5TY3JlZW5zaG90T3B0aW9ucxIXCg9vbWl0X3NjcmVlbnNob3QYBCABKAgSFQoNb21pdF9zbmFwc2hvdBgFIAEoCCLOAgoPT2JzZXJ2ZVJlc3BvbnNlEi0KCHNuYXBzaG90GAEgASgLMhsuZ2xvdmVib3guYWdlbnQudjEuU25hcHNob3QSIwobc25hcHNob3RfdW5hdmFpbGFibGVfcmVhc29uGAIgASgJEicKBWltYWdlGAMgASgLMhguZ2xvdmVib3guYWdlbnQudjEuSW1hZ2USEQoJZnJhbWVfc2VxGAQgASgEEigKBmN1cnNvchgFIAEoCzIYLmdsb3ZlYm94LmFnZW50LnYxLlBvaW50EhgKEGN1cnNvcl93aW5kb3dfaWQYBiABKA0SKQoGd2luZG93GAcgASgLMhkuZ2xvdmVib3guYWdlbnQudjEuV2luZG93EisKB2ZvY3VzZWQYCCABKAsyGi5nbG92ZWJveC5hZ2VudC52MS5FbGVtZW50Eg8KB3Rvb2tfdXMYCSABKAMiUQoYQ2FwdHVyZVNjcmVlbnNob3RSZXF1ZXN0EjUKB29wdGlvbnMYASABKAsyJC5nbG92ZWJveC5hZ2VudC52MS5TY3JlZW5zaG90T3B0aW9ucyJqChlDYXB0dXJlU2NyZWVuc2hvdFJlc3BvbnNlEicKBWltYWdlGAEgASgLMhguZ2xvdmVib3guYWdlbnQudjEuSW1hZ2USEQoJdW5jaGFuZ2VkGAIgASgIEhEKCWZyYW1lX3NlcRgDIAEoBCIaChhHZXRDdXJzb3JQb3NpdGlvblJlcXVlc3QibgoZR2V0Q3Vyc29yUG9zaXRpb25SZXNwb25zZRIqCghwb3NpdGlvbhgBIAEoCzIYLmdsb3ZlYm94LmFnZW50LnYxLlBvaW50EhEKCXdpbmRvd19pZBgCIAEoDRISCgpkaXNwbGF5X2lkGAMgASgJIi4KEkxpc3RXaW5kb3dzUmVxdWVzdBIYChBpbmNsdWRlX3VubWFwcGVkGAEgASgIIkEKE0xpc3RXaW5kb3dzUmVzcG9uc2USKgoHd2luZG93cxgBIAMoCzIZLmdsb3ZlYm94LmFnZW50LnYxLldpbmRvdyKVAQoSV2F0Y2hTY3JlZW5SZXF1ZXN0EjUKB29wdGlvbnMYASABKAsyJC5nbG92ZWJveC5hZ2VudC52MS5TY3JlZW5zaG90T3B0aW9ucxIPCgdtYXhfZnBzGAIgASgFEg0KBXRpbGVzGAMgASgIEg4KBmN1cnNvchgEIAEoCBIYChBwbmdfd2hlbl9zbWFsbGVyGAUgASgIIoACChNXYXRjaFNjcmVlblJlc3BvbnNlEicKBWltYWdlGAEgASgLMhguZ2xvdmVib3guYWdlbnQudjEuSW1hZ2USEQoJZnJhbWVfc2VxGAIgASgEEhYKDmNhcHR1cmVkX2F0X3VzGAMgASgDEiwKBXRpbGVzGAQgAygLMh0uZ2xvdmVib3guYWdlbnQudjEuU2NyZWVuVGlsZRIxCg9jdXJzb3JfcG9zaXRpb24YBSABKAsyGC5nbG92ZWJveC5hZ2VudC52MS5Qb2ludBI0CgxjdXJzb3Jfc2hhcGUYBiABKAsyHi5nbG92ZWJveC5hZ2VudC52MS5DdXJzb3JTaGFwZSJcCgpTY3JlZW5UaWxlEiUKBHJlY3QYASABKAsyFy5nbG92ZWJveC5hZ2VudC52MS5SZWN0EicKBWltYWdlGAIgASgLMhguZ2xvdmVib3guYWdlbnQudjEuSW1hZ2UiVAoLQ3Vyc29yU2hhcGUSJwoFaW1hZ2UYASABKAsyGC5nbG92ZWJveC5hZ2VudC52MS5JbWFnZRINCgVob3RfeBgCIAEoBRINCgVob3RfeRgDIAEoBTKABAoOT2JzZXJ2ZVNlcnZpY2USbgoRQ2FwdHVyZVNjcmVlbnNob3QSKy5nbG92ZWJveC5hZ2VudC52MS5DYXB0dXJlU2NyZWVuc2hvdFJlcXVlc3QaLC5nbG92ZWJveC5hZ2VudC52MS5DYXB0dXJlU2NyZWVuc2hvdFJlc3BvbnNlEm4KEUdldEN1cnNvclBvc2l0aW9uEisuZ2xvdmVib3guYWdlbnQudjEuR2V0Q3Vyc29yUG9zaXRpb25SZXF1ZXN0GiwuZ2xvdmVib3guYWdlbnQudjEuR2V0Q3Vyc29yUG9zaXRpb25SZXNwb25zZRJcCgtMaXN0V2luZG93cxIlLmdsb3ZlYm94LmFnZW50LnYxLkxpc3RXaW5kb3dzUmVxdWVzdBomLmdsb3ZlYm94LmFnZW50LnYxLkxpc3RXaW5kb3dzUmVzcG9uc2USXgoLV2F0Y2hTY3JlZW4SJS5nbG92ZWJveC5hZ2VudC52MS5XYXRjaFNjcmVlblJlcXVlc3QaJi5nbG92ZWJveC5hZ2VudC52MS5XYXRjaFNjcmVlblJlc3BvbnNlMAESUAoHT2JzZXJ2ZRIhLmdsb3ZlYm94LmFnZW50LnYxLk9ic2VydmVSZXF1ZXN0GiIuZ2xvdmVib3guYWdlbnQudjEuT2JzZXJ2ZVJlc3BvbnNlQi5aLGdsb3ZlYm94LmRldi9wcm90by9nbG92ZWJveC9hZ2VudC92MTthZ2VudHYxYgZwcm90bzM", [file_glovebox_agent_v1_common, file_glovebox_agent_v1_snapshot]);
+
+/**
+ * Describes the message glovebox.agent.v1.ObserveRequest.
+ * Use `create(ObserveRequestSchema)` to create a new message.
+ */
+export const ObserveRequestSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_agent_v1_observe, 0);
+
+/**
+ * Describes the message glovebox.agent.v1.ObserveResponse.
+ * Use `create(ObserveResponseSchema)` to create a new message.
+ */
+export const ObserveResponseSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_agent_v1_observe, 1);
 
 /**
  * Describes the message glovebox.agent.v1.CaptureScreenshotRequest.
  * Use `create(CaptureScreenshotRequestSchema)` to create a new message.
  */
 export const CaptureScreenshotRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_observe, 0);
+  messageDesc(file_glovebox_agent_v1_observe, 2);
 
 /**
  * Describes the message glovebox.agent.v1.CaptureScreenshotResponse.
  * Use `create(CaptureScreenshotResponseSchema)` to create a new message.
  */
 export const CaptureScreenshotResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_observe, 1);
+  messageDesc(file_glovebox_agent_v1_observe, 3);
 
 /**
  * Describes the message glovebox.agent.v1.GetCursorPositionRequest.
  * Use `create(GetCursorPositionRequestSchema)` to create a new message.
  */
 export const GetCursorPositionRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_observe, 2);
+  messageDesc(file_glovebox_agent_v1_observe, 4);
 
 /**
  * Describes the message glovebox.agent.v1.GetCursorPositionResponse.
  * Use `create(GetCursorPositionResponseSchema)` to create a new message.
  */
 export const GetCursorPositionResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_observe, 3);
+  messageDesc(file_glovebox_agent_v1_observe, 5);
 
 /**
  * Describes the message glovebox.agent.v1.ListWindowsRequest.
  * Use `create(ListWindowsRequestSchema)` to create a new message.
  */
 export const ListWindowsRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_observe, 4);
+  messageDesc(file_glovebox_agent_v1_observe, 6);
 
 /**
  * Describes the message glovebox.agent.v1.ListWindowsResponse.
  * Use `create(ListWindowsResponseSchema)` to create a new message.
  */
 export const ListWindowsResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_observe, 5);
+  messageDesc(file_glovebox_agent_v1_observe, 7);
 
 /**
  * Describes the message glovebox.agent.v1.WatchScreenRequest.
  * Use `create(WatchScreenRequestSchema)` to create a new message.
  */
 export const WatchScreenRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_observe, 6);
+  messageDesc(file_glovebox_agent_v1_observe, 8);
 
 /**
  * Describes the message glovebox.agent.v1.WatchScreenResponse.
  * Use `create(WatchScreenResponseSchema)` to create a new message.
  */
 export const WatchScreenResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_observe, 7);
+  messageDesc(file_glovebox_agent_v1_observe, 9);
 
 /**
  * Describes the message glovebox.agent.v1.ScreenTile.
  * Use `create(ScreenTileSchema)` to create a new message.
  */
 export const ScreenTileSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_observe, 8);
+  messageDesc(file_glovebox_agent_v1_observe, 10);
 
 /**
  * Describes the message glovebox.agent.v1.CursorShape.
  * Use `create(CursorShapeSchema)` to create a new message.
  */
 export const CursorShapeSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_observe, 9);
+  messageDesc(file_glovebox_agent_v1_observe, 11);
 
 /**
  * ObserveService reads the screen without changing anything. Observations are allowed while a human holds

@@ -306,7 +306,8 @@ export declare type PageType = Message<"glovebox.agent.v1.PageType"> & {
   text: string;
 
   /**
-   * Pause between characters, 0..1000 ms.
+   * Pause between characters, 0..1000 ms; delay_ms times the number of characters at most 60000 ms
+   * (INVALID_ARGUMENT naming action.page_type.delay_ms otherwise).
    *
    * @generated from field: int32 delay_ms = 3;
    */
@@ -639,7 +640,9 @@ export declare type SetViewport = Message<"glovebox.agent.v1.SetViewport"> & {
 export declare const SetViewportSchema: GenMessage<SetViewport>;
 
 /**
- * WaitFor waits until a selector is visible or hidden, 100..30000 ms; the deadline passing is TIMEOUT.
+ * WaitFor waits until a selector is visible or hidden, 100..30000 ms; the deadline passing is TIMEOUT. It is an
+ * observation: it never holds the mutation queue (other requests' input, on this tab too, goes ahead meanwhile),
+ * and the broker allows it while a human holds control and in observe-only sessions.
  *
  * @generated from message glovebox.agent.v1.WaitFor
  */

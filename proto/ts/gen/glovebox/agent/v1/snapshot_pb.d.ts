@@ -46,11 +46,73 @@ export declare type SnapshotOptions = Message<"glovebox.agent.v1.SnapshotOptions
   visibleOnly: boolean;
 
   /**
-   * Leave out the compact text rendering (Snapshot.text).
+   * Leave out the compact text rendering (Snapshot.text). Not with text_only.
    *
    * @generated from field: bool omit_text = 5;
    */
   omitText: boolean;
+
+  /**
+   * Output budget in bytes: the encoded Snapshot message (elements, text, ids, reasons, everything in it) is at
+   * most this long, 2048..33554432; 0: 31457280 (under the 32 MiB message limit). What does not fit goes to later
+   * pages (next_cursor). A page holds at least one element; its fields are cut further when one alone would not
+   * fit. Only the elements a page keeps are read in full (text, value, bounds, actions).
+   *
+   * @generated from field: int32 max_bytes = 6;
+   */
+  maxBytes: number;
+
+  /**
+   * Approximate output budget in tokens, counted as 4 bytes a token (about what the models' tokenizers give for
+   * English and this rendering), 512..8388608; 0: none. With max_bytes too, the smaller budget applies.
+   *
+   * @generated from field: int32 max_tokens = 7;
+   */
+  maxTokens: number;
+
+  /**
+   * Snapshot.next_cursor of an earlier page: answer the next page of that same snapshot (same snapshot_id, every
+   * ref handed out before still valid). Up to 256 bytes. With a cursor, only the output fields may be set
+   * (max_bytes, max_tokens, max_field_bytes, text_only, omit_text); the scope comes from the first call. A cursor
+   * of a snapshot that is no longer the newest for its target is SNAPSHOT_SUPERSEDED; one this agent never
+   * gave out is NOT_FOUND.
+   *
+   * @generated from field: string cursor = 8;
+   */
+  cursor: string;
+
+  /**
+   * Snapshot only this element and its descendants: a ref of the newest snapshot of the same target (an app's
+   * window snapshot may name its app's; SNAPSHOT_SUPERSEDED / STALE_REF otherwise). The new snapshot becomes the
+   * newest of its target; refs are numbered afresh.
+   *
+   * @generated from field: glovebox.agent.v1.ElementRef subtree = 9;
+   */
+  subtree?: ElementRef | undefined;
+
+  /**
+   * Answer only the elements that match, flat (depth 0, no parent_ref), in document order.
+   *
+   * @generated from field: glovebox.agent.v1.ElementFind find = 10;
+   */
+  find?: ElementFind | undefined;
+
+  /**
+   * Answer the compact text rendering only, without the structured elements (Snapshot.elements is empty; the
+   * refs in the text are valid as usual).
+   *
+   * @generated from field: bool text_only = 11;
+   */
+  textOnly: boolean;
+
+  /**
+   * Names, descriptions, values and text longer than this many bytes are cut at a character boundary and marked
+   * with `…[+N bytes]` (N: the bytes left out), 16..65536; 0: 4096. The compact text cuts labels at 80
+   * characters with the same marker.
+   *
+   * @generated from field: int32 max_field_bytes = 12;
+   */
+  maxFieldBytes: number;
 };
 
 /**
@@ -58,6 +120,55 @@ export declare type SnapshotOptions = Message<"glovebox.agent.v1.SnapshotOptions
  * Use `create(SnapshotOptionsSchema)` to create a new message.
  */
 export declare const SnapshotOptionsSchema: GenMessage<SnapshotOptions>;
+
+/**
+ * ElementFind selects elements by role, name and states; every given criterion must hold.
+ *
+ * @generated from message glovebox.agent.v1.ElementFind
+ */
+export declare type ElementFind = Message<"glovebox.agent.v1.ElementFind"> & {
+  /**
+   * Role name as Element.role gives it ("push button", "link"), case-insensitive exact; up to 64 bytes.
+   *
+   * @generated from field: string role = 1;
+   */
+  role: string;
+
+  /**
+   * Substring of the element's name, case-insensitive; up to 256 bytes. Not with name_regex.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * RE2 regular expression matched against the name (Go regexp syntax, linear time); up to 256 bytes.
+   *
+   * @generated from field: string name_regex = 3;
+   */
+  nameRegex: string;
+
+  /**
+   * States the element must all have ("focused", "checked" ...); at most 16, each up to 32 bytes.
+   *
+   * @generated from field: repeated string states = 4;
+   */
+  states: string[];
+
+  /**
+   * At most this many matches, 1..1000; 0 means 50. More matches make the snapshot incomplete (the reason says
+   * so).
+   *
+   * @generated from field: int32 limit = 5;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message glovebox.agent.v1.ElementFind.
+ * Use `create(ElementFindSchema)` to create a new message.
+ */
+export declare const ElementFindSchema: GenMessage<ElementFind>;
 
 /**
  * Element is one node of a snapshot. Names, descriptions, values and text are untrusted: text from the guest.
@@ -246,6 +357,29 @@ export declare type Snapshot = Message<"glovebox.agent.v1.Snapshot"> & {
    * @generated from field: int64 took_us = 8;
    */
   tookUs: bigint;
+
+  /**
+   * Set when elements are left for later pages (the byte or token budget was reached): pass it as
+   * SnapshotOptions.cursor to get the next page. Empty on the last page.
+   *
+   * @generated from field: string next_cursor = 9;
+   */
+  nextCursor: string;
+
+  /**
+   * Index of this page's first element among all the elements of the snapshot (0 on the first page).
+   *
+   * @generated from field: int32 offset = 10;
+   */
+  offset: number;
+
+  /**
+   * Number of elements in the whole snapshot, over all its pages; 0 while it is not known yet (a small page is
+   * read lazily: the agent lists and reads the tree only as far as the pages asked for so far reach).
+   *
+   * @generated from field: int32 total = 11;
+   */
+  total: number;
 };
 
 /**

@@ -9,7 +9,7 @@ import { file_glovebox_agent_v1_common } from "./common_pb.js";
  * Describes the file glovebox/agent/v1/snapshot.proto.
  */
 export const file_glovebox_agent_v1_snapshot = /*@__PURE__*/
-  fileDesc("CiBnbG92ZWJveC9hZ2VudC92MS9zbmFwc2hvdC5wcm90bxIRZ2xvdmVib3guYWdlbnQudjEiegoPU25hcHNob3RPcHRpb25zEhEKCW1heF9ub2RlcxgBIAEoBRIRCgltYXhfZGVwdGgYAiABKAUSGAoQaW50ZXJhY3RpdmVfb25seRgDIAEoCBIUCgx2aXNpYmxlX29ubHkYBCABKAgSEQoJb21pdF90ZXh0GAUgASgIIv8BCgdFbGVtZW50EgsKA3JlZhgBIAEoCRIMCgRyb2xlGAIgASgJEgwKBG5hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSDgoGc3RhdGVzGAUgAygJEicKBmJvdW5kcxgGIAEoCzIXLmdsb3ZlYm94LmFnZW50LnYxLlJlY3QSDwoHYWN0aW9ucxgHIAMoCRINCgV2YWx1ZRgIIAEoCRIMCgR0ZXh0GAkgASgJEhIKCnBhcmVudF9yZWYYCiABKAkSDQoFZGVwdGgYCyABKAUSLAoFcmFuZ2UYDCABKAsyHS5nbG92ZWJveC5hZ2VudC52MS5WYWx1ZVJhbmdlIk0KClZhbHVlUmFuZ2USDwoHY3VycmVudBgBIAEoARIPCgdtaW5pbXVtGAIgASgBEg8KB21heGltdW0YAyABKAESDAoEc3RlcBgEIAEoASLYAQoIU25hcHNob3QSEwoLc25hcHNob3RfaWQYASABKAkSKQoGdGFyZ2V0GAIgASgLMhkuZ2xvdmVib3guYWdlbnQudjEuVGFyZ2V0EhIKCmdlbmVyYXRpb24YAyABKAQSLAoIZWxlbWVudHMYBCADKAsyGi5nbG92ZWJveC5hZ2VudC52MS5FbGVtZW50EhAKCGNvbXBsZXRlGAUgASgIEhkKEWluY29tcGxldGVfcmVhc29uGAYgASgJEgwKBHRleHQYByABKAkSDwoHdG9va191cxgIIAEoAyIuCgpFbGVtZW50UmVmEhMKC3NuYXBzaG90X2lkGAEgASgJEgsKA3JlZhgCIAEoCSInCglUZXh0UmFuZ2USDQoFc3RhcnQYASABKAUSCwoDZW5kGAIgASgFIjkKCVRleHRNYXRjaBIOCgZwcmVmaXgYASABKAkSDAoEdGV4dBgCIAEoCRIOCgZzdWZmaXgYAyABKAkqhAEKDkNhcmV0UGxhY2VtZW50Eh8KG0NBUkVUX1BMQUNFTUVOVF9VTlNQRUNJRklFRBAAEhoKFkNBUkVUX1BMQUNFTUVOVF9TRUxFQ1QQARIaChZDQVJFVF9QTEFDRU1FTlRfQkVGT1JFEAISGQoVQ0FSRVRfUExBQ0VNRU5UX0FGVEVSEANCLlosZ2xvdmVib3guZGV2L3Byb3RvL2dsb3ZlYm94L2FnZW50L3YxO2FnZW50djFiBnByb3RvMw", [file_glovebox_agent_v1_common]);
+  fileDesc("CiBnbG92ZWJveC9hZ2VudC92MS9zbmFwc2hvdC5wcm90bxIRZ2xvdmVib3guYWdlbnQudjEiuwIKD1NuYXBzaG90T3B0aW9ucxIRCgltYXhfbm9kZXMYASABKAUSEQoJbWF4X2RlcHRoGAIgASgFEhgKEGludGVyYWN0aXZlX29ubHkYAyABKAgSFAoMdmlzaWJsZV9vbmx5GAQgASgIEhEKCW9taXRfdGV4dBgFIAEoCBIRCgltYXhfYnl0ZXMYBiABKAUSEgoKbWF4X3Rva2VucxgHIAEoBRIOCgZjdXJzb3IYCCABKAkSLgoHc3VidHJlZRgJIAEoCzIdLmdsb3ZlYm94LmFnZW50LnYxLkVsZW1lbnRSZWYSLAoEZmluZBgKIAEoCzIeLmdsb3ZlYm94LmFnZW50LnYxLkVsZW1lbnRGaW5kEhEKCXRleHRfb25seRgLIAEoCBIXCg9tYXhfZmllbGRfYnl0ZXMYDCABKAUiXAoLRWxlbWVudEZpbmQSDAoEcm9sZRgBIAEoCRIMCgRuYW1lGAIgASgJEhIKCm5hbWVfcmVnZXgYAyABKAkSDgoGc3RhdGVzGAQgAygJEg0KBWxpbWl0GAUgASgFIv8BCgdFbGVtZW50EgsKA3JlZhgBIAEoCRIMCgRyb2xlGAIgASgJEgwKBG5hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSDgoGc3RhdGVzGAUgAygJEicKBmJvdW5kcxgGIAEoCzIXLmdsb3ZlYm94LmFnZW50LnYxLlJlY3QSDwoHYWN0aW9ucxgHIAMoCRINCgV2YWx1ZRgIIAEoCRIMCgR0ZXh0GAkgASgJEhIKCnBhcmVudF9yZWYYCiABKAkSDQoFZGVwdGgYCyABKAUSLAoFcmFuZ2UYDCABKAsyHS5nbG92ZWJveC5hZ2VudC52MS5WYWx1ZVJhbmdlIk0KClZhbHVlUmFuZ2USDwoHY3VycmVudBgBIAEoARIPCgdtaW5pbXVtGAIgASgBEg8KB21heGltdW0YAyABKAESDAoEc3RlcBgEIAEoASKMAgoIU25hcHNob3QSEwoLc25hcHNob3RfaWQYASABKAkSKQoGdGFyZ2V0GAIgASgLMhkuZ2xvdmVib3guYWdlbnQudjEuVGFyZ2V0EhIKCmdlbmVyYXRpb24YAyABKAQSLAoIZWxlbWVudHMYBCADKAsyGi5nbG92ZWJveC5hZ2VudC52MS5FbGVtZW50EhAKCGNvbXBsZXRlGAUgASgIEhkKEWluY29tcGxldGVfcmVhc29uGAYgASgJEgwKBHRleHQYByABKAkSDwoHdG9va191cxgIIAEoAxITCgtuZXh0X2N1cnNvchgJIAEoCRIOCgZvZmZzZXQYCiABKAUSDQoFdG90YWwYCyABKAUiLgoKRWxlbWVudFJlZhITCgtzbmFwc2hvdF9pZBgBIAEoCRILCgNyZWYYAiABKAkiJwoJVGV4dFJhbmdlEg0KBXN0YXJ0GAEgASgFEgsKA2VuZBgCIAEoBSI5CglUZXh0TWF0Y2gSDgoGcHJlZml4GAEgASgJEgwKBHRleHQYAiABKAkSDgoGc3VmZml4GAMgASgJKoQBCg5DYXJldFBsYWNlbWVudBIfChtDQVJFVF9QTEFDRU1FTlRfVU5TUEVDSUZJRUQQABIaChZDQVJFVF9QTEFDRU1FTlRfU0VMRUNUEAESGgoWQ0FSRVRfUExBQ0VNRU5UX0JFRk9SRRACEhkKFUNBUkVUX1BMQUNFTUVOVF9BRlRFUhADQi5aLGdsb3ZlYm94LmRldi9wcm90by9nbG92ZWJveC9hZ2VudC92MTthZ2VudHYxYgZwcm90bzM", [file_glovebox_agent_v1_common]);
 
 /**
  * Describes the message glovebox.agent.v1.SnapshotOptions.
@@ -19,46 +19,53 @@ export const SnapshotOptionsSchema = /*@__PURE__*/
   messageDesc(file_glovebox_agent_v1_snapshot, 0);
 
 /**
+ * Describes the message glovebox.agent.v1.ElementFind.
+ * Use `create(ElementFindSchema)` to create a new message.
+ */
+export const ElementFindSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_agent_v1_snapshot, 1);
+
+/**
  * Describes the message glovebox.agent.v1.Element.
  * Use `create(ElementSchema)` to create a new message.
  */
 export const ElementSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_snapshot, 1);
+  messageDesc(file_glovebox_agent_v1_snapshot, 2);
 
 /**
  * Describes the message glovebox.agent.v1.ValueRange.
  * Use `create(ValueRangeSchema)` to create a new message.
  */
 export const ValueRangeSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_snapshot, 2);
+  messageDesc(file_glovebox_agent_v1_snapshot, 3);
 
 /**
  * Describes the message glovebox.agent.v1.Snapshot.
  * Use `create(SnapshotSchema)` to create a new message.
  */
 export const SnapshotSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_snapshot, 3);
+  messageDesc(file_glovebox_agent_v1_snapshot, 4);
 
 /**
  * Describes the message glovebox.agent.v1.ElementRef.
  * Use `create(ElementRefSchema)` to create a new message.
  */
 export const ElementRefSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_snapshot, 4);
+  messageDesc(file_glovebox_agent_v1_snapshot, 5);
 
 /**
  * Describes the message glovebox.agent.v1.TextRange.
  * Use `create(TextRangeSchema)` to create a new message.
  */
 export const TextRangeSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_snapshot, 5);
+  messageDesc(file_glovebox_agent_v1_snapshot, 6);
 
 /**
  * Describes the message glovebox.agent.v1.TextMatch.
  * Use `create(TextMatchSchema)` to create a new message.
  */
 export const TextMatchSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_agent_v1_snapshot, 6);
+  messageDesc(file_glovebox_agent_v1_snapshot, 7);
 
 /**
  * Describes the enum glovebox.agent.v1.CaretPlacement.

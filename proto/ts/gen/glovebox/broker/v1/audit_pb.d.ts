@@ -15,7 +15,10 @@ export declare const file_glovebox_broker_v1_audit: GenFile;
 /**
  * AuditRecord is one line of the audit log (protojson). Text-like values (typed, pasted, filled and clipboard
  * text) never appear: each is replaced by {"length": N, "hmac_sha256": "<hex>"} keyed with the broker's audit
- * key; image bytes are dropped.
+ * key; image bytes are dropped. A record's line is at most 64 KiB: a value too big to keep (a list of more than
+ * 1024 elements, a string over 4 KiB, or what is left over the record's budget) is replaced by
+ * {"size": BYTES, "hmac_sha256": "<hex>"} (plus "elements" for a list), BYTES its protobuf size and the HMAC over
+ * its deterministic protobuf encoding, for refused and accepted requests alike.
  *
  * @generated from message glovebox.broker.v1.AuditRecord
  */
@@ -114,6 +117,37 @@ export declare type AuditRecord = Message<"glovebox.broker.v1.AuditRecord"> & {
    * @generated from field: string hash = 15;
    */
   hash: string;
+
+  /**
+   * The request's request_id, when it had one (INTENT, OUTCOME, and a replay's COMPLETE record).
+   *
+   * @generated from field: string request_id = 16;
+   */
+  requestId: string;
+
+  /**
+   * Hex HMAC-SHA256 under the audit key of the request's content (the request without session_id and owner),
+   * beside request_id: a retry with the same id is answered from the log only when this matches.
+   *
+   * @generated from field: string request_hash = 17;
+   */
+  requestHash: string;
+
+  /**
+   * For a retry answered from the log (COMPLETE): the seq of the OUTCOME record it repeats (of the INTENT
+   * when the broker stopped before the outcome); nothing was sent to the guest. A replay record has no args.
+   *
+   * @generated from field: uint64 replay_of = 18;
+   */
+  replayOf: bigint;
+
+  /**
+   * For an OUTCOME of a request with a request_id: the response as sent, redacted like args, so a retry after a
+   * broker restart gets the same answer.
+   *
+   * @generated from field: google.protobuf.Struct response = 19;
+   */
+  response?: JsonObject | undefined;
 
   /**
    * Who acted: unset for a session's request or a principal's gRPC call; HUMAN for a person through the

@@ -4,17 +4,69 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { CaptureScreenshotRequest as CaptureScreenshotRequest$1, CaptureScreenshotResponse as CaptureScreenshotResponse$1, GetCursorPositionRequest as GetCursorPositionRequest$1, GetCursorPositionResponse as GetCursorPositionResponse$1, ListWindowsRequest as ListWindowsRequest$1, ListWindowsResponse as ListWindowsResponse$1, WatchScreenRequest as WatchScreenRequest$1, WatchScreenResponse as WatchScreenResponse$1 } from "../../agent/v1/observe_pb.js";
+import type { CaptureScreenshotRequest as CaptureScreenshotRequest$1, CaptureScreenshotResponse as CaptureScreenshotResponse$1, GetCursorPositionRequest as GetCursorPositionRequest$1, GetCursorPositionResponse as GetCursorPositionResponse$1, ListWindowsRequest as ListWindowsRequest$1, ListWindowsResponse as ListWindowsResponse$1, ObserveRequest as ObserveRequest$1, ObserveResponse as ObserveResponse$1, WatchScreenRequest as WatchScreenRequest$1, WatchScreenResponse as WatchScreenResponse$1 } from "../../agent/v1/observe_pb.js";
 import type { FrozenTarget } from "../../agent/v1/common_pb.js";
-import type { ActRequest as ActRequest$1, ActResponse as ActResponse$1 } from "../../agent/v1/act_pb.js";
+import type { ActBatchRequest as ActBatchRequest$1, ActBatchResponse as ActBatchResponse$1, ActRequest as ActRequest$1, ActResponse as ActResponse$1 } from "../../agent/v1/act_pb.js";
 import type { ReadClipboardRequest as ReadClipboardRequest$1, ReadClipboardResponse as ReadClipboardResponse$1, WriteClipboardRequest as WriteClipboardRequest$1, WriteClipboardResponse as WriteClipboardResponse$1 } from "../../agent/v1/clipboard_pb.js";
 import type { GetAppRequest as GetAppRequest$1, GetAppResponse as GetAppResponse$1, ListAppsRequest as ListAppsRequest$1, ListAppsResponse as ListAppsResponse$1, SnapshotAppRequest as SnapshotAppRequest$1, SnapshotAppResponse as SnapshotAppResponse$1, SnapshotWindowRequest as SnapshotWindowRequest$1, SnapshotWindowResponse as SnapshotWindowResponse$1 } from "../../agent/v1/accessibility_pb.js";
 import type { CaptureTabRequest as CaptureTabRequest$1, CaptureTabResponse as CaptureTabResponse$1, ExtractRequest as ExtractRequest$1, ExtractResponse as ExtractResponse$1, GetBrowserRequest as GetBrowserRequest$1, GetBrowserResponse as GetBrowserResponse$1, ListBrowsersRequest as ListBrowsersRequest$1, ListBrowsersResponse as ListBrowsersResponse$1, ListTabsRequest as ListTabsRequest$1, ListTabsResponse as ListTabsResponse$1, SnapshotTabRequest as SnapshotTabRequest$1, SnapshotTabResponse as SnapshotTabResponse$1 } from "../../agent/v1/browser_pb.js";
+import type { ListClipboardTargetsRequestSchema, ListClipboardTargetsResponseSchema, PasteTextRequestSchema, PasteTextResponseSchema, ReadClipboardDataRequestSchema, ReadClipboardDataResponseSchema, WriteClipboardDataRequestSchema, WriteClipboardDataResponseSchema } from "./clipboard_data_pb.js";
 
 /**
  * Describes the file glovebox/broker/v1/computer.proto.
  */
 export declare const file_glovebox_broker_v1_computer: GenFile;
+
+/**
+ * ObserveRequest wraps the agent request.
+ *
+ * @generated from message glovebox.broker.v1.ObserveRequest
+ */
+export declare type ObserveRequest = Message<"glovebox.broker.v1.ObserveRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: glovebox.agent.v1.ObserveRequest request = 2;
+   */
+  request?: ObserveRequest$1 | undefined;
+};
+
+/**
+ * Describes the message glovebox.broker.v1.ObserveRequest.
+ * Use `create(ObserveRequestSchema)` to create a new message.
+ */
+export declare const ObserveRequestSchema: GenMessage<ObserveRequest>;
+
+/**
+ * ObserveResponse wraps the agent response; the snapshot carries the broker's generation, like SnapshotWindow's.
+ *
+ * @generated from message glovebox.broker.v1.ObserveResponse
+ */
+export declare type ObserveResponse = Message<"glovebox.broker.v1.ObserveResponse"> & {
+  /**
+   * @generated from field: glovebox.agent.v1.ObserveResponse response = 1;
+   */
+  response?: ObserveResponse$1 | undefined;
+
+  /**
+   * @generated from field: glovebox.agent.v1.FrozenTarget target = 2;
+   */
+  target?: FrozenTarget | undefined;
+
+  /**
+   * @generated from field: uint64 audit_seq = 3;
+   */
+  auditSeq: bigint;
+};
+
+/**
+ * Describes the message glovebox.broker.v1.ObserveResponse.
+ * Use `create(ObserveResponseSchema)` to create a new message.
+ */
+export declare const ObserveResponseSchema: GenMessage<ObserveResponse>;
 
 /**
  * CaptureScreenshotRequest wraps the agent request.
@@ -218,6 +270,17 @@ export declare type ActRequest = Message<"glovebox.broker.v1.ActRequest"> & {
   /**
    * target falls back to the session's default target; owner is set to the session id.
    *
+   * request.request_id (optional) makes a retry safe, across broker and agent restarts: the broker owns it. Once
+   * a request with an id has its INTENT on disk, the id is bound to it for 24 hours (at most the last 1024
+   * ids per principal and guest are kept; older ones are forgotten first) by principal, guest and id, whatever
+   * the session: a retry with the same content (a keyed hash of the request without session_id and owner) is
+   * answered with the recorded outcome (replayed set, success or error alike) without acting again, rate
+   * limiting or a second INTENT; the same id with other content is refused with DUPLICATE_REQUEST, as is a
+   * retry while the first is still running. When the broker stopped after the INTENT and before the OUTCOME
+   * (killed), the outcome is unknown: a retry is refused with INTERRUPTED (ErrorInfo metadata
+   * outcome=unknown) and nothing is sent; observe, then act with a new request_id. A request refused before
+   * its INTENT (validation, policy, control, rate limit) binds nothing and may be retried with the same id.
+   *
    * @generated from field: glovebox.agent.v1.ActRequest request = 2;
    */
   request?: ActRequest$1 | undefined;
@@ -242,11 +305,29 @@ export declare type ActResponse = Message<"glovebox.broker.v1.ActResponse"> & {
   response?: ActResponse$1 | undefined;
 
   /**
-   * Sequence number of the outcome audit record (the intent record is audit_seq - 1 or earlier).
+   * Sequence number of the outcome audit record (the intent record is audit_seq - 1 or earlier); for wait and
+   * wait_for, of their one COMPLETE record.
    *
    * @generated from field: uint64 audit_seq = 2;
    */
   auditSeq: bigint;
+
+  /**
+   * Where the time went in the broker, beside the agent's response.timing.
+   *
+   * @generated from field: glovebox.broker.v1.MutationTiming timing = 3;
+   */
+  timing?: MutationTiming | undefined;
+
+  /**
+   * True when the broker answered a retry (same principal, guest and request_id, same content) from its audit
+   * log: nothing was sent to the guest this time; response is the first attempt's as the log recorded it (text
+   * the log keeps only as length + keyed hash and image bytes are left out) and audit_seq is the first
+   * attempt's OUTCOME record.
+   *
+   * @generated from field: bool replayed = 10;
+   */
+  replayed: boolean;
 };
 
 /**
@@ -254,6 +335,117 @@ export declare type ActResponse = Message<"glovebox.broker.v1.ActResponse"> & {
  * Use `create(ActResponseSchema)` to create a new message.
  */
 export declare const ActResponseSchema: GenMessage<ActResponse>;
+
+/**
+ * ActBatchRequest wraps the agent request.
+ *
+ * @generated from message glovebox.broker.v1.ActBatchRequest
+ */
+export declare type ActBatchRequest = Message<"glovebox.broker.v1.ActBatchRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * Each action's target falls back to the session's default target; owners are set to the session id.
+   *
+   * @generated from field: glovebox.agent.v1.ActBatchRequest request = 2;
+   */
+  request?: ActBatchRequest$1 | undefined;
+};
+
+/**
+ * Describes the message glovebox.broker.v1.ActBatchRequest.
+ * Use `create(ActBatchRequestSchema)` to create a new message.
+ */
+export declare const ActBatchRequestSchema: GenMessage<ActBatchRequest>;
+
+/**
+ * ActBatchResponse wraps the agent response; each result's target is frozen as for Act.
+ *
+ * @generated from message glovebox.broker.v1.ActBatchResponse
+ */
+export declare type ActBatchResponse = Message<"glovebox.broker.v1.ActBatchResponse"> & {
+  /**
+   * @generated from field: glovebox.agent.v1.ActBatchResponse response = 1;
+   */
+  response?: ActBatchResponse$1 | undefined;
+
+  /**
+   * Sequence number of the batch's outcome audit record.
+   *
+   * @generated from field: uint64 audit_seq = 2;
+   */
+  auditSeq: bigint;
+
+  /**
+   * @generated from field: glovebox.broker.v1.MutationTiming timing = 3;
+   */
+  timing?: MutationTiming | undefined;
+};
+
+/**
+ * Describes the message glovebox.broker.v1.ActBatchResponse.
+ * Use `create(ActBatchResponseSchema)` to create a new message.
+ */
+export declare const ActBatchResponseSchema: GenMessage<ActBatchResponse>;
+
+/**
+ * MutationTiming is where a mutation's time went in the broker, in microseconds (the agent's stages are in the
+ * agent response's timing).
+ *
+ * @generated from message glovebox.broker.v1.MutationTiming
+ */
+export declare type MutationTiming = Message<"glovebox.broker.v1.MutationTiming"> & {
+  /**
+   * Session lookup, validation, policy and target freezing.
+   *
+   * @generated from field: int64 validate_us = 1;
+   */
+  validateUs: bigint;
+
+  /**
+   * Writing the INTENT record and waiting for it to be durable (fsync).
+   *
+   * @generated from field: int64 intent_audit_us = 2;
+   */
+  intentAuditUs: bigint;
+
+  /**
+   * Waiting in the guest's mutation queue behind other mutations.
+   *
+   * @generated from field: int64 queue_us = 3;
+   */
+  queueUs: bigint;
+
+  /**
+   * The guest call, network included.
+   *
+   * @generated from field: int64 guest_us = 4;
+   */
+  guestUs: bigint;
+
+  /**
+   * Writing the OUTCOME record and waiting for it to be durable (fsync).
+   *
+   * @generated from field: int64 outcome_audit_us = 5;
+   */
+  outcomeAuditUs: bigint;
+
+  /**
+   * From the request's arrival to the answer.
+   *
+   * @generated from field: int64 total_us = 6;
+   */
+  totalUs: bigint;
+};
+
+/**
+ * Describes the message glovebox.broker.v1.MutationTiming.
+ * Use `create(MutationTimingSchema)` to create a new message.
+ */
+export declare const MutationTimingSchema: GenMessage<MutationTiming>;
 
 /**
  * ReadClipboardRequest wraps the agent request.
@@ -326,6 +518,14 @@ export declare type WriteClipboardRequest = Message<"glovebox.broker.v1.WriteCli
    * @generated from field: bool confirm = 3;
    */
   confirm: boolean;
+
+  /**
+   * Idempotency key, 1..128 bytes of [A-Za-z0-9._:-] (optional; see ActRequest.request.request_id for the
+   * rules, which are the same for every mutation): only read when this request is a mutation.
+   *
+   * @generated from field: string request_id = 10;
+   */
+  requestId: string;
 };
 
 /**
@@ -341,6 +541,8 @@ export declare const WriteClipboardRequestSchema: GenMessage<WriteClipboardReque
  */
 export declare type WriteClipboardResponse = Message<"glovebox.broker.v1.WriteClipboardResponse"> & {
   /**
+   * response.effect, response.target (generation: the broker's) and response.timing say what the write did.
+   *
    * @generated from field: glovebox.agent.v1.WriteClipboardResponse response = 1;
    */
   response?: WriteClipboardResponse$1 | undefined;
@@ -349,6 +551,21 @@ export declare type WriteClipboardResponse = Message<"glovebox.broker.v1.WriteCl
    * @generated from field: uint64 audit_seq = 2;
    */
   auditSeq: bigint;
+
+  /**
+   * @generated from field: glovebox.broker.v1.MutationTiming timing = 3;
+   */
+  timing?: MutationTiming | undefined;
+
+  /**
+   * True when the broker answered a retry (same principal, guest and request_id, same content) from its audit
+   * log: nothing was sent to the guest this time; response is the first attempt's as the log recorded it (text
+   * the log keeps only as length + keyed hash and image bytes are left out) and audit_seq is the first
+   * attempt's OUTCOME record.
+   *
+   * @generated from field: bool replayed = 10;
+   */
+  replayed: boolean;
 };
 
 /**
@@ -418,6 +635,14 @@ export declare type GetAppRequest = Message<"glovebox.broker.v1.GetAppRequest"> 
    * @generated from field: glovebox.agent.v1.GetAppRequest request = 2;
    */
   request?: GetAppRequest$1 | undefined;
+
+  /**
+   * Idempotency key, 1..128 bytes of [A-Za-z0-9._:-] (optional; see ActRequest.request.request_id for the
+   * rules, which are the same for every mutation): only read when request.launch is set.
+   *
+   * @generated from field: string request_id = 10;
+   */
+  requestId: string;
 };
 
 /**
@@ -433,6 +658,8 @@ export declare const GetAppRequestSchema: GenMessage<GetAppRequest>;
  */
 export declare type GetAppResponse = Message<"glovebox.broker.v1.GetAppResponse"> & {
   /**
+   * With launch: response.effect, response.target (generation: the broker's) and response.timing.
+   *
    * @generated from field: glovebox.agent.v1.GetAppResponse response = 1;
    */
   response?: GetAppResponse$1 | undefined;
@@ -441,6 +668,23 @@ export declare type GetAppResponse = Message<"glovebox.broker.v1.GetAppResponse"
    * @generated from field: uint64 audit_seq = 2;
    */
   auditSeq: bigint;
+
+  /**
+   * With launch (a mutation): where the time went in the broker.
+   *
+   * @generated from field: glovebox.broker.v1.MutationTiming timing = 3;
+   */
+  timing?: MutationTiming | undefined;
+
+  /**
+   * True when the broker answered a retry (same principal, guest and request_id, same content) from its audit
+   * log: nothing was sent to the guest this time; response is the first attempt's as the log recorded it (text
+   * the log keeps only as length + keyed hash and image bytes are left out) and audit_seq is the first
+   * attempt's OUTCOME record.
+   *
+   * @generated from field: bool replayed = 10;
+   */
+  replayed: boolean;
 };
 
 /**
@@ -556,6 +800,14 @@ export declare type ListBrowsersRequest = Message<"glovebox.broker.v1.ListBrowse
    * @generated from field: glovebox.agent.v1.ListBrowsersRequest request = 2;
    */
   request?: ListBrowsersRequest$1 | undefined;
+
+  /**
+   * Idempotency key, 1..128 bytes of [A-Za-z0-9._:-] (optional; see ActRequest.request.request_id for the
+   * rules, which are the same for every mutation): only read when request.start_default is set.
+   *
+   * @generated from field: string request_id = 10;
+   */
+  requestId: string;
 };
 
 /**
@@ -571,6 +823,8 @@ export declare const ListBrowsersRequestSchema: GenMessage<ListBrowsersRequest>;
  */
 export declare type ListBrowsersResponse = Message<"glovebox.broker.v1.ListBrowsersResponse"> & {
   /**
+   * With start_default: response.effect, response.target (generation: the broker's) and response.timing.
+   *
    * @generated from field: glovebox.agent.v1.ListBrowsersResponse response = 1;
    */
   response?: ListBrowsersResponse$1 | undefined;
@@ -579,6 +833,23 @@ export declare type ListBrowsersResponse = Message<"glovebox.broker.v1.ListBrows
    * @generated from field: uint64 audit_seq = 2;
    */
   auditSeq: bigint;
+
+  /**
+   * With start_default (a mutation): where the time went in the broker.
+   *
+   * @generated from field: glovebox.broker.v1.MutationTiming timing = 3;
+   */
+  timing?: MutationTiming | undefined;
+
+  /**
+   * True when the broker answered a retry (same principal, guest and request_id, same content) from its audit
+   * log: nothing was sent to the guest this time; response is the first attempt's as the log recorded it (text
+   * the log keeps only as length + keyed hash and image bytes are left out) and audit_seq is the first
+   * attempt's OUTCOME record.
+   *
+   * @generated from field: bool replayed = 10;
+   */
+  replayed: boolean;
 };
 
 /**
@@ -875,6 +1146,9 @@ export declare const ComputerService: GenService<{
   /**
    * Act performs one action on the guest (mutation). The agent request's owner must be empty or the session id;
    * the broker sets it to the session id. Its intent is durable in the audit log before it is sent to the guest.
+   * wait and wait_for are observations: they never enter the guest's mutation queue (another session's click
+   * goes ahead during a 60 s wait), are allowed while a human holds control and in observe-only sessions, and are
+   * audited as one COMPLETE record.
    *
    * @generated from rpc glovebox.broker.v1.ComputerService.Act
    */
@@ -882,6 +1156,22 @@ export declare const ComputerService: GenService<{
     methodKind: "unary";
     input: typeof ActRequestSchema;
     output: typeof ActResponseSchema;
+  },
+  /**
+   * ActBatch performs 1..64 actions in order (the agent's ActBatch) with one durable INTENT record before the
+   * first and one OUTCOME record after the last. Every action is validated, checked against control, the
+   * session's mode, policy (each action's own confirm) and frozen before anything is sent: one refusal refuses
+   * the whole batch and nothing is done (INVALID_ARGUMENT names `request.actions[i]...`). Each action takes a
+   * token of the session's rate. The batch holds the guest's mutation queue from its first action to its last.
+   * A failure at run time stops the batch: the response has the results of the actions done and
+   * response.failure the action that failed.
+   *
+   * @generated from rpc glovebox.broker.v1.ComputerService.ActBatch
+   */
+  actBatch: {
+    methodKind: "unary";
+    input: typeof ActBatchRequestSchema;
+    output: typeof ActBatchResponseSchema;
   },
   /**
    * ReadClipboard reads the guest's clipboard (observation; the text is never audited, only its length and keyed
@@ -1003,6 +1293,61 @@ export declare const ComputerService: GenService<{
     methodKind: "unary";
     input: typeof CaptureTabRequestSchema;
     output: typeof CaptureTabResponseSchema;
+  },
+  /**
+   * Observe forwards the agent's one-call observation (observation: allowed while a human holds control and in
+   * observe-only sessions; it never waits for the mutation queue). A request without a target takes the
+   * session's default (an app, a tab or a window; a display default observes the active window).
+   *
+   * @generated from rpc glovebox.broker.v1.ComputerService.Observe
+   */
+  observe: {
+    methodKind: "unary";
+    input: typeof ObserveRequestSchema;
+    output: typeof ObserveResponseSchema;
+  },
+  /**
+   * ListClipboardTargets lists the targets the clipboard's owner offers (observation).
+   *
+   * @generated from rpc glovebox.broker.v1.ComputerService.ListClipboardTargets
+   */
+  listClipboardTargets: {
+    methodKind: "unary";
+    input: typeof ListClipboardTargetsRequestSchema;
+    output: typeof ListClipboardTargetsResponseSchema;
+  },
+  /**
+   * ReadClipboardData reads the clipboard as image/png, image/jpeg or a file list (observation; the bytes
+   * are never audited, only their length).
+   *
+   * @generated from rpc glovebox.broker.v1.ComputerService.ReadClipboardData
+   */
+  readClipboardData: {
+    methodKind: "unary";
+    input: typeof ReadClipboardDataRequestSchema;
+    output: typeof ReadClipboardDataResponseSchema;
+  },
+  /**
+   * WriteClipboardData writes an image or a file list to the clipboard (mutation; audited as type and
+   * length).
+   *
+   * @generated from rpc glovebox.broker.v1.ComputerService.WriteClipboardData
+   */
+  writeClipboardData: {
+    methodKind: "unary";
+    input: typeof WriteClipboardDataRequestSchema;
+    output: typeof WriteClipboardDataResponseSchema;
+  },
+  /**
+   * PasteText pastes text into a window through the clipboard and ctrl+v, restoring the clipboard unless it
+   * changed meanwhile (mutation, in the guest's input queue; the text is audited as length and keyed hash).
+   *
+   * @generated from rpc glovebox.broker.v1.ComputerService.PasteText
+   */
+  pasteText: {
+    methodKind: "unary";
+    input: typeof PasteTextRequestSchema;
+    output: typeof PasteTextResponseSchema;
   },
 }>;
 

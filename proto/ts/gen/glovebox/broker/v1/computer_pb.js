@@ -9,250 +9,286 @@ import { file_glovebox_agent_v1_browser } from "../../agent/v1/browser_pb.js";
 import { file_glovebox_agent_v1_clipboard } from "../../agent/v1/clipboard_pb.js";
 import { file_glovebox_agent_v1_common } from "../../agent/v1/common_pb.js";
 import { file_glovebox_agent_v1_observe } from "../../agent/v1/observe_pb.js";
+import { file_glovebox_broker_v1_clipboard_data } from "./clipboard_data_pb.js";
 
 /**
  * Describes the file glovebox/broker/v1/computer.proto.
  */
 export const file_glovebox_broker_v1_computer = /*@__PURE__*/
-  fileDesc("CiFnbG92ZWJveC9icm9rZXIvdjEvY29tcHV0ZXIucHJvdG8SEmdsb3ZlYm94LmJyb2tlci52MSJsChhDYXB0dXJlU2NyZWVuc2hvdFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRI8CgdyZXF1ZXN0GAIgASgLMisuZ2xvdmVib3guYWdlbnQudjEuQ2FwdHVyZVNjcmVlbnNob3RSZXF1ZXN0Ip8BChlDYXB0dXJlU2NyZWVuc2hvdFJlc3BvbnNlEj4KCHJlc3BvbnNlGAEgASgLMiwuZ2xvdmVib3guYWdlbnQudjEuQ2FwdHVyZVNjcmVlbnNob3RSZXNwb25zZRIvCgZ0YXJnZXQYAiABKAsyHy5nbG92ZWJveC5hZ2VudC52MS5Gcm96ZW5UYXJnZXQSEQoJYXVkaXRfc2VxGAMgASgEImwKGEdldEN1cnNvclBvc2l0aW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjwKB3JlcXVlc3QYAiABKAsyKy5nbG92ZWJveC5hZ2VudC52MS5HZXRDdXJzb3JQb3NpdGlvblJlcXVlc3QibgoZR2V0Q3Vyc29yUG9zaXRpb25SZXNwb25zZRI+CghyZXNwb25zZRgBIAEoCzIsLmdsb3ZlYm94LmFnZW50LnYxLkdldEN1cnNvclBvc2l0aW9uUmVzcG9uc2USEQoJYXVkaXRfc2VxGAIgASgEImAKEkxpc3RXaW5kb3dzUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjYKB3JlcXVlc3QYAiABKAsyJS5nbG92ZWJveC5hZ2VudC52MS5MaXN0V2luZG93c1JlcXVlc3QiYgoTTGlzdFdpbmRvd3NSZXNwb25zZRI4CghyZXNwb25zZRgBIAEoCzImLmdsb3ZlYm94LmFnZW50LnYxLkxpc3RXaW5kb3dzUmVzcG9uc2USEQoJYXVkaXRfc2VxGAIgASgEImAKEldhdGNoU2NyZWVuUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjYKB3JlcXVlc3QYAiABKAsyJS5nbG92ZWJveC5hZ2VudC52MS5XYXRjaFNjcmVlblJlcXVlc3QiTwoTV2F0Y2hTY3JlZW5SZXNwb25zZRI4CghyZXNwb25zZRgBIAEoCzImLmdsb3ZlYm94LmFnZW50LnYxLldhdGNoU2NyZWVuUmVzcG9uc2UiUAoKQWN0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEi4KB3JlcXVlc3QYAiABKAsyHS5nbG92ZWJveC5hZ2VudC52MS5BY3RSZXF1ZXN0IlIKC0FjdFJlc3BvbnNlEjAKCHJlc3BvbnNlGAEgASgLMh4uZ2xvdmVib3guYWdlbnQudjEuQWN0UmVzcG9uc2USEQoJYXVkaXRfc2VxGAIgASgEImQKFFJlYWRDbGlwYm9hcmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSOAoHcmVxdWVzdBgCIAEoCzInLmdsb3ZlYm94LmFnZW50LnYxLlJlYWRDbGlwYm9hcmRSZXF1ZXN0ImYKFVJlYWRDbGlwYm9hcmRSZXNwb25zZRI6CghyZXNwb25zZRgBIAEoCzIoLmdsb3ZlYm94LmFnZW50LnYxLlJlYWRDbGlwYm9hcmRSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQidwoVV3JpdGVDbGlwYm9hcmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSOQoHcmVxdWVzdBgCIAEoCzIoLmdsb3ZlYm94LmFnZW50LnYxLldyaXRlQ2xpcGJvYXJkUmVxdWVzdBIPCgdjb25maXJtGAMgASgIImgKFldyaXRlQ2xpcGJvYXJkUmVzcG9uc2USOwoIcmVzcG9uc2UYASABKAsyKS5nbG92ZWJveC5hZ2VudC52MS5Xcml0ZUNsaXBib2FyZFJlc3BvbnNlEhEKCWF1ZGl0X3NlcRgCIAEoBCJaCg9MaXN0QXBwc1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIzCgdyZXF1ZXN0GAIgASgLMiIuZ2xvdmVib3guYWdlbnQudjEuTGlzdEFwcHNSZXF1ZXN0IlwKEExpc3RBcHBzUmVzcG9uc2USNQoIcmVzcG9uc2UYASABKAsyIy5nbG92ZWJveC5hZ2VudC52MS5MaXN0QXBwc1Jlc3BvbnNlEhEKCWF1ZGl0X3NlcRgCIAEoBCJWCg1HZXRBcHBSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSMQoHcmVxdWVzdBgCIAEoCzIgLmdsb3ZlYm94LmFnZW50LnYxLkdldEFwcFJlcXVlc3QiWAoOR2V0QXBwUmVzcG9uc2USMwoIcmVzcG9uc2UYASABKAsyIS5nbG92ZWJveC5hZ2VudC52MS5HZXRBcHBSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQiYAoSU25hcHNob3RBcHBSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSNgoHcmVxdWVzdBgCIAEoCzIlLmdsb3ZlYm94LmFnZW50LnYxLlNuYXBzaG90QXBwUmVxdWVzdCJiChNTbmFwc2hvdEFwcFJlc3BvbnNlEjgKCHJlc3BvbnNlGAEgASgLMiYuZ2xvdmVib3guYWdlbnQudjEuU25hcHNob3RBcHBSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQiZgoVU25hcHNob3RXaW5kb3dSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSOQoHcmVxdWVzdBgCIAEoCzIoLmdsb3ZlYm94LmFnZW50LnYxLlNuYXBzaG90V2luZG93UmVxdWVzdCJoChZTbmFwc2hvdFdpbmRvd1Jlc3BvbnNlEjsKCHJlc3BvbnNlGAEgASgLMikuZ2xvdmVib3guYWdlbnQudjEuU25hcHNob3RXaW5kb3dSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQiYgoTTGlzdEJyb3dzZXJzUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjcKB3JlcXVlc3QYAiABKAsyJi5nbG92ZWJveC5hZ2VudC52MS5MaXN0QnJvd3NlcnNSZXF1ZXN0ImQKFExpc3RCcm93c2Vyc1Jlc3BvbnNlEjkKCHJlc3BvbnNlGAEgASgLMicuZ2xvdmVib3guYWdlbnQudjEuTGlzdEJyb3dzZXJzUmVzcG9uc2USEQoJYXVkaXRfc2VxGAIgASgEIl4KEUdldEJyb3dzZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSNQoHcmVxdWVzdBgCIAEoCzIkLmdsb3ZlYm94LmFnZW50LnYxLkdldEJyb3dzZXJSZXF1ZXN0ImAKEkdldEJyb3dzZXJSZXNwb25zZRI3CghyZXNwb25zZRgBIAEoCzIlLmdsb3ZlYm94LmFnZW50LnYxLkdldEJyb3dzZXJSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQiWgoPTGlzdFRhYnNSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSMwoHcmVxdWVzdBgCIAEoCzIiLmdsb3ZlYm94LmFnZW50LnYxLkxpc3RUYWJzUmVxdWVzdCJcChBMaXN0VGFic1Jlc3BvbnNlEjUKCHJlc3BvbnNlGAEgASgLMiMuZ2xvdmVib3guYWdlbnQudjEuTGlzdFRhYnNSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQiYAoSU25hcHNob3RUYWJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSNgoHcmVxdWVzdBgCIAEoCzIlLmdsb3ZlYm94LmFnZW50LnYxLlNuYXBzaG90VGFiUmVxdWVzdCJiChNTbmFwc2hvdFRhYlJlc3BvbnNlEjgKCHJlc3BvbnNlGAEgASgLMiYuZ2xvdmVib3guYWdlbnQudjEuU25hcHNob3RUYWJSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQiWAoORXh0cmFjdFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIyCgdyZXF1ZXN0GAIgASgLMiEuZ2xvdmVib3guYWdlbnQudjEuRXh0cmFjdFJlcXVlc3QiWgoPRXh0cmFjdFJlc3BvbnNlEjQKCHJlc3BvbnNlGAEgASgLMiIuZ2xvdmVib3guYWdlbnQudjEuRXh0cmFjdFJlc3BvbnNlEhEKCWF1ZGl0X3NlcRgCIAEoBCJeChFDYXB0dXJlVGFiUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjUKB3JlcXVlc3QYAiABKAsyJC5nbG92ZWJveC5hZ2VudC52MS5DYXB0dXJlVGFiUmVxdWVzdCJgChJDYXB0dXJlVGFiUmVzcG9uc2USNwoIcmVzcG9uc2UYASABKAsyJS5nbG92ZWJveC5hZ2VudC52MS5DYXB0dXJlVGFiUmVzcG9uc2USEQoJYXVkaXRfc2VxGAIgASgEMucMCg9Db21wdXRlclNlcnZpY2UScAoRQ2FwdHVyZVNjcmVlbnNob3QSLC5nbG92ZWJveC5icm9rZXIudjEuQ2FwdHVyZVNjcmVlbnNob3RSZXF1ZXN0Gi0uZ2xvdmVib3guYnJva2VyLnYxLkNhcHR1cmVTY3JlZW5zaG90UmVzcG9uc2UScAoRR2V0Q3Vyc29yUG9zaXRpb24SLC5nbG92ZWJveC5icm9rZXIudjEuR2V0Q3Vyc29yUG9zaXRpb25SZXF1ZXN0Gi0uZ2xvdmVib3guYnJva2VyLnYxLkdldEN1cnNvclBvc2l0aW9uUmVzcG9uc2USXgoLTGlzdFdpbmRvd3MSJi5nbG92ZWJveC5icm9rZXIudjEuTGlzdFdpbmRvd3NSZXF1ZXN0GicuZ2xvdmVib3guYnJva2VyLnYxLkxpc3RXaW5kb3dzUmVzcG9uc2USYAoLV2F0Y2hTY3JlZW4SJi5nbG92ZWJveC5icm9rZXIudjEuV2F0Y2hTY3JlZW5SZXF1ZXN0GicuZ2xvdmVib3guYnJva2VyLnYxLldhdGNoU2NyZWVuUmVzcG9uc2UwARJGCgNBY3QSHi5nbG92ZWJveC5icm9rZXIudjEuQWN0UmVxdWVzdBofLmdsb3ZlYm94LmJyb2tlci52MS5BY3RSZXNwb25zZRJkCg1SZWFkQ2xpcGJvYXJkEiguZ2xvdmVib3guYnJva2VyLnYxLlJlYWRDbGlwYm9hcmRSZXF1ZXN0GikuZ2xvdmVib3guYnJva2VyLnYxLlJlYWRDbGlwYm9hcmRSZXNwb25zZRJnCg5Xcml0ZUNsaXBib2FyZBIpLmdsb3ZlYm94LmJyb2tlci52MS5Xcml0ZUNsaXBib2FyZFJlcXVlc3QaKi5nbG92ZWJveC5icm9rZXIudjEuV3JpdGVDbGlwYm9hcmRSZXNwb25zZRJVCghMaXN0QXBwcxIjLmdsb3ZlYm94LmJyb2tlci52MS5MaXN0QXBwc1JlcXVlc3QaJC5nbG92ZWJveC5icm9rZXIudjEuTGlzdEFwcHNSZXNwb25zZRJPCgZHZXRBcHASIS5nbG92ZWJveC5icm9rZXIudjEuR2V0QXBwUmVxdWVzdBoiLmdsb3ZlYm94LmJyb2tlci52MS5HZXRBcHBSZXNwb25zZRJeCgtTbmFwc2hvdEFwcBImLmdsb3ZlYm94LmJyb2tlci52MS5TbmFwc2hvdEFwcFJlcXVlc3QaJy5nbG92ZWJveC5icm9rZXIudjEuU25hcHNob3RBcHBSZXNwb25zZRJnCg5TbmFwc2hvdFdpbmRvdxIpLmdsb3ZlYm94LmJyb2tlci52MS5TbmFwc2hvdFdpbmRvd1JlcXVlc3QaKi5nbG92ZWJveC5icm9rZXIudjEuU25hcHNob3RXaW5kb3dSZXNwb25zZRJhCgxMaXN0QnJvd3NlcnMSJy5nbG92ZWJveC5icm9rZXIudjEuTGlzdEJyb3dzZXJzUmVxdWVzdBooLmdsb3ZlYm94LmJyb2tlci52MS5MaXN0QnJvd3NlcnNSZXNwb25zZRJbCgpHZXRCcm93c2VyEiUuZ2xvdmVib3guYnJva2VyLnYxLkdldEJyb3dzZXJSZXF1ZXN0GiYuZ2xvdmVib3guYnJva2VyLnYxLkdldEJyb3dzZXJSZXNwb25zZRJVCghMaXN0VGFicxIjLmdsb3ZlYm94LmJyb2tlci52MS5MaXN0VGFic1JlcXVlc3QaJC5nbG92ZWJveC5icm9rZXIudjEuTGlzdFRhYnNSZXNwb25zZRJeCgtTbmFwc2hvdFRhYhImLmdsb3ZlYm94LmJyb2tlci52MS5TbmFwc2hvdFRhYlJlcXVlc3QaJy5nbG92ZWJveC5icm9rZXIudjEuU25hcHNob3RUYWJSZXNwb25zZRJSCgdFeHRyYWN0EiIuZ2xvdmVib3guYnJva2VyLnYxLkV4dHJhY3RSZXF1ZXN0GiMuZ2xvdmVib3guYnJva2VyLnYxLkV4dHJhY3RSZXNwb25zZRJbCgpDYXB0dXJlVGFiEiUuZ2xvdmVib3guYnJva2VyLnYxLkNhcHR1cmVUYWJSZXF1ZXN0GiYuZ2xvdmVib3guYnJva2VyLnYxLkNhcHR1cmVUYWJSZXNwb25zZUIwWi5nbG92ZWJveC5kZXYvcHJvdG8vZ2xvdmVib3gvYnJva2VyL3YxO2Jyb2tlcnYxYgZwcm90bzM", [file_glovebox_agent_v1_accessibility, file_glovebox_agent_v1_act, file_glovebox_agent_v1_browser, file_glovebox_agent_v1_clipboard, file_glovebox_agent_v1_common, file_glovebox_agent_v1_observe]);
+  fileDesc("CiFnbG92ZWJveC9icm9rZXIvdjEvY29tcHV0ZXIucHJvdG8SEmdsb3ZlYm94LmJyb2tlci52MSJYCg5PYnNlcnZlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjIKB3JlcXVlc3QYAiABKAsyIS5nbG92ZWJveC5hZ2VudC52MS5PYnNlcnZlUmVxdWVzdCKLAQoPT2JzZXJ2ZVJlc3BvbnNlEjQKCHJlc3BvbnNlGAEgASgLMiIuZ2xvdmVib3guYWdlbnQudjEuT2JzZXJ2ZVJlc3BvbnNlEi8KBnRhcmdldBgCIAEoCzIfLmdsb3ZlYm94LmFnZW50LnYxLkZyb3plblRhcmdldBIRCglhdWRpdF9zZXEYAyABKAQibAoYQ2FwdHVyZVNjcmVlbnNob3RSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSPAoHcmVxdWVzdBgCIAEoCzIrLmdsb3ZlYm94LmFnZW50LnYxLkNhcHR1cmVTY3JlZW5zaG90UmVxdWVzdCKfAQoZQ2FwdHVyZVNjcmVlbnNob3RSZXNwb25zZRI+CghyZXNwb25zZRgBIAEoCzIsLmdsb3ZlYm94LmFnZW50LnYxLkNhcHR1cmVTY3JlZW5zaG90UmVzcG9uc2USLwoGdGFyZ2V0GAIgASgLMh8uZ2xvdmVib3guYWdlbnQudjEuRnJvemVuVGFyZ2V0EhEKCWF1ZGl0X3NlcRgDIAEoBCJsChhHZXRDdXJzb3JQb3NpdGlvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRI8CgdyZXF1ZXN0GAIgASgLMisuZ2xvdmVib3guYWdlbnQudjEuR2V0Q3Vyc29yUG9zaXRpb25SZXF1ZXN0Im4KGUdldEN1cnNvclBvc2l0aW9uUmVzcG9uc2USPgoIcmVzcG9uc2UYASABKAsyLC5nbG92ZWJveC5hZ2VudC52MS5HZXRDdXJzb3JQb3NpdGlvblJlc3BvbnNlEhEKCWF1ZGl0X3NlcRgCIAEoBCJgChJMaXN0V2luZG93c1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRI2CgdyZXF1ZXN0GAIgASgLMiUuZ2xvdmVib3guYWdlbnQudjEuTGlzdFdpbmRvd3NSZXF1ZXN0ImIKE0xpc3RXaW5kb3dzUmVzcG9uc2USOAoIcmVzcG9uc2UYASABKAsyJi5nbG92ZWJveC5hZ2VudC52MS5MaXN0V2luZG93c1Jlc3BvbnNlEhEKCWF1ZGl0X3NlcRgCIAEoBCJgChJXYXRjaFNjcmVlblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRI2CgdyZXF1ZXN0GAIgASgLMiUuZ2xvdmVib3guYWdlbnQudjEuV2F0Y2hTY3JlZW5SZXF1ZXN0Ik8KE1dhdGNoU2NyZWVuUmVzcG9uc2USOAoIcmVzcG9uc2UYASABKAsyJi5nbG92ZWJveC5hZ2VudC52MS5XYXRjaFNjcmVlblJlc3BvbnNlIlAKCkFjdFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIuCgdyZXF1ZXN0GAIgASgLMh0uZ2xvdmVib3guYWdlbnQudjEuQWN0UmVxdWVzdCKYAQoLQWN0UmVzcG9uc2USMAoIcmVzcG9uc2UYASABKAsyHi5nbG92ZWJveC5hZ2VudC52MS5BY3RSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQSMgoGdGltaW5nGAMgASgLMiIuZ2xvdmVib3guYnJva2VyLnYxLk11dGF0aW9uVGltaW5nEhAKCHJlcGxheWVkGAogASgIIloKD0FjdEJhdGNoUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjMKB3JlcXVlc3QYAiABKAsyIi5nbG92ZWJveC5hZ2VudC52MS5BY3RCYXRjaFJlcXVlc3QikAEKEEFjdEJhdGNoUmVzcG9uc2USNQoIcmVzcG9uc2UYASABKAsyIy5nbG92ZWJveC5hZ2VudC52MS5BY3RCYXRjaFJlc3BvbnNlEhEKCWF1ZGl0X3NlcRgCIAEoBBIyCgZ0aW1pbmcYAyABKAsyIi5nbG92ZWJveC5icm9rZXIudjEuTXV0YXRpb25UaW1pbmcijgEKDk11dGF0aW9uVGltaW5nEhMKC3ZhbGlkYXRlX3VzGAEgASgDEhcKD2ludGVudF9hdWRpdF91cxgCIAEoAxIQCghxdWV1ZV91cxgDIAEoAxIQCghndWVzdF91cxgEIAEoAxIYChBvdXRjb21lX2F1ZGl0X3VzGAUgASgDEhAKCHRvdGFsX3VzGAYgASgDImQKFFJlYWRDbGlwYm9hcmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSOAoHcmVxdWVzdBgCIAEoCzInLmdsb3ZlYm94LmFnZW50LnYxLlJlYWRDbGlwYm9hcmRSZXF1ZXN0ImYKFVJlYWRDbGlwYm9hcmRSZXNwb25zZRI6CghyZXNwb25zZRgBIAEoCzIoLmdsb3ZlYm94LmFnZW50LnYxLlJlYWRDbGlwYm9hcmRSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQiiwEKFVdyaXRlQ2xpcGJvYXJkUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjkKB3JlcXVlc3QYAiABKAsyKC5nbG92ZWJveC5hZ2VudC52MS5Xcml0ZUNsaXBib2FyZFJlcXVlc3QSDwoHY29uZmlybRgDIAEoCBISCgpyZXF1ZXN0X2lkGAogASgJIq4BChZXcml0ZUNsaXBib2FyZFJlc3BvbnNlEjsKCHJlc3BvbnNlGAEgASgLMikuZ2xvdmVib3guYWdlbnQudjEuV3JpdGVDbGlwYm9hcmRSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQSMgoGdGltaW5nGAMgASgLMiIuZ2xvdmVib3guYnJva2VyLnYxLk11dGF0aW9uVGltaW5nEhAKCHJlcGxheWVkGAogASgIIloKD0xpc3RBcHBzUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjMKB3JlcXVlc3QYAiABKAsyIi5nbG92ZWJveC5hZ2VudC52MS5MaXN0QXBwc1JlcXVlc3QiXAoQTGlzdEFwcHNSZXNwb25zZRI1CghyZXNwb25zZRgBIAEoCzIjLmdsb3ZlYm94LmFnZW50LnYxLkxpc3RBcHBzUmVzcG9uc2USEQoJYXVkaXRfc2VxGAIgASgEImoKDUdldEFwcFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIxCgdyZXF1ZXN0GAIgASgLMiAuZ2xvdmVib3guYWdlbnQudjEuR2V0QXBwUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAogASgJIp4BCg5HZXRBcHBSZXNwb25zZRIzCghyZXNwb25zZRgBIAEoCzIhLmdsb3ZlYm94LmFnZW50LnYxLkdldEFwcFJlc3BvbnNlEhEKCWF1ZGl0X3NlcRgCIAEoBBIyCgZ0aW1pbmcYAyABKAsyIi5nbG92ZWJveC5icm9rZXIudjEuTXV0YXRpb25UaW1pbmcSEAoIcmVwbGF5ZWQYCiABKAgiYAoSU25hcHNob3RBcHBSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSNgoHcmVxdWVzdBgCIAEoCzIlLmdsb3ZlYm94LmFnZW50LnYxLlNuYXBzaG90QXBwUmVxdWVzdCJiChNTbmFwc2hvdEFwcFJlc3BvbnNlEjgKCHJlc3BvbnNlGAEgASgLMiYuZ2xvdmVib3guYWdlbnQudjEuU25hcHNob3RBcHBSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQiZgoVU25hcHNob3RXaW5kb3dSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSOQoHcmVxdWVzdBgCIAEoCzIoLmdsb3ZlYm94LmFnZW50LnYxLlNuYXBzaG90V2luZG93UmVxdWVzdCJoChZTbmFwc2hvdFdpbmRvd1Jlc3BvbnNlEjsKCHJlc3BvbnNlGAEgASgLMikuZ2xvdmVib3guYWdlbnQudjEuU25hcHNob3RXaW5kb3dSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQidgoTTGlzdEJyb3dzZXJzUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjcKB3JlcXVlc3QYAiABKAsyJi5nbG92ZWJveC5hZ2VudC52MS5MaXN0QnJvd3NlcnNSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYCiABKAkiqgEKFExpc3RCcm93c2Vyc1Jlc3BvbnNlEjkKCHJlc3BvbnNlGAEgASgLMicuZ2xvdmVib3guYWdlbnQudjEuTGlzdEJyb3dzZXJzUmVzcG9uc2USEQoJYXVkaXRfc2VxGAIgASgEEjIKBnRpbWluZxgDIAEoCzIiLmdsb3ZlYm94LmJyb2tlci52MS5NdXRhdGlvblRpbWluZxIQCghyZXBsYXllZBgKIAEoCCJeChFHZXRCcm93c2VyUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjUKB3JlcXVlc3QYAiABKAsyJC5nbG92ZWJveC5hZ2VudC52MS5HZXRCcm93c2VyUmVxdWVzdCJgChJHZXRCcm93c2VyUmVzcG9uc2USNwoIcmVzcG9uc2UYASABKAsyJS5nbG92ZWJveC5hZ2VudC52MS5HZXRCcm93c2VyUmVzcG9uc2USEQoJYXVkaXRfc2VxGAIgASgEIloKD0xpc3RUYWJzUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjMKB3JlcXVlc3QYAiABKAsyIi5nbG92ZWJveC5hZ2VudC52MS5MaXN0VGFic1JlcXVlc3QiXAoQTGlzdFRhYnNSZXNwb25zZRI1CghyZXNwb25zZRgBIAEoCzIjLmdsb3ZlYm94LmFnZW50LnYxLkxpc3RUYWJzUmVzcG9uc2USEQoJYXVkaXRfc2VxGAIgASgEImAKElNuYXBzaG90VGFiUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEjYKB3JlcXVlc3QYAiABKAsyJS5nbG92ZWJveC5hZ2VudC52MS5TbmFwc2hvdFRhYlJlcXVlc3QiYgoTU25hcHNob3RUYWJSZXNwb25zZRI4CghyZXNwb25zZRgBIAEoCzImLmdsb3ZlYm94LmFnZW50LnYxLlNuYXBzaG90VGFiUmVzcG9uc2USEQoJYXVkaXRfc2VxGAIgASgEIlgKDkV4dHJhY3RSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSMgoHcmVxdWVzdBgCIAEoCzIhLmdsb3ZlYm94LmFnZW50LnYxLkV4dHJhY3RSZXF1ZXN0IloKD0V4dHJhY3RSZXNwb25zZRI0CghyZXNwb25zZRgBIAEoCzIiLmdsb3ZlYm94LmFnZW50LnYxLkV4dHJhY3RSZXNwb25zZRIRCglhdWRpdF9zZXEYAiABKAQiXgoRQ2FwdHVyZVRhYlJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRI1CgdyZXF1ZXN0GAIgASgLMiQuZ2xvdmVib3guYWdlbnQudjEuQ2FwdHVyZVRhYlJlcXVlc3QiYAoSQ2FwdHVyZVRhYlJlc3BvbnNlEjcKCHJlc3BvbnNlGAEgASgLMiUuZ2xvdmVib3guYWdlbnQudjEuQ2FwdHVyZVRhYlJlc3BvbnNlEhEKCWF1ZGl0X3NlcRgCIAEoBDLOEQoPQ29tcHV0ZXJTZXJ2aWNlEnAKEUNhcHR1cmVTY3JlZW5zaG90EiwuZ2xvdmVib3guYnJva2VyLnYxLkNhcHR1cmVTY3JlZW5zaG90UmVxdWVzdBotLmdsb3ZlYm94LmJyb2tlci52MS5DYXB0dXJlU2NyZWVuc2hvdFJlc3BvbnNlEnAKEUdldEN1cnNvclBvc2l0aW9uEiwuZ2xvdmVib3guYnJva2VyLnYxLkdldEN1cnNvclBvc2l0aW9uUmVxdWVzdBotLmdsb3ZlYm94LmJyb2tlci52MS5HZXRDdXJzb3JQb3NpdGlvblJlc3BvbnNlEl4KC0xpc3RXaW5kb3dzEiYuZ2xvdmVib3guYnJva2VyLnYxLkxpc3RXaW5kb3dzUmVxdWVzdBonLmdsb3ZlYm94LmJyb2tlci52MS5MaXN0V2luZG93c1Jlc3BvbnNlEmAKC1dhdGNoU2NyZWVuEiYuZ2xvdmVib3guYnJva2VyLnYxLldhdGNoU2NyZWVuUmVxdWVzdBonLmdsb3ZlYm94LmJyb2tlci52MS5XYXRjaFNjcmVlblJlc3BvbnNlMAESRgoDQWN0Eh4uZ2xvdmVib3guYnJva2VyLnYxLkFjdFJlcXVlc3QaHy5nbG92ZWJveC5icm9rZXIudjEuQWN0UmVzcG9uc2USVQoIQWN0QmF0Y2gSIy5nbG92ZWJveC5icm9rZXIudjEuQWN0QmF0Y2hSZXF1ZXN0GiQuZ2xvdmVib3guYnJva2VyLnYxLkFjdEJhdGNoUmVzcG9uc2USZAoNUmVhZENsaXBib2FyZBIoLmdsb3ZlYm94LmJyb2tlci52MS5SZWFkQ2xpcGJvYXJkUmVxdWVzdBopLmdsb3ZlYm94LmJyb2tlci52MS5SZWFkQ2xpcGJvYXJkUmVzcG9uc2USZwoOV3JpdGVDbGlwYm9hcmQSKS5nbG92ZWJveC5icm9rZXIudjEuV3JpdGVDbGlwYm9hcmRSZXF1ZXN0GiouZ2xvdmVib3guYnJva2VyLnYxLldyaXRlQ2xpcGJvYXJkUmVzcG9uc2USVQoITGlzdEFwcHMSIy5nbG92ZWJveC5icm9rZXIudjEuTGlzdEFwcHNSZXF1ZXN0GiQuZ2xvdmVib3guYnJva2VyLnYxLkxpc3RBcHBzUmVzcG9uc2USTwoGR2V0QXBwEiEuZ2xvdmVib3guYnJva2VyLnYxLkdldEFwcFJlcXVlc3QaIi5nbG92ZWJveC5icm9rZXIudjEuR2V0QXBwUmVzcG9uc2USXgoLU25hcHNob3RBcHASJi5nbG92ZWJveC5icm9rZXIudjEuU25hcHNob3RBcHBSZXF1ZXN0GicuZ2xvdmVib3guYnJva2VyLnYxLlNuYXBzaG90QXBwUmVzcG9uc2USZwoOU25hcHNob3RXaW5kb3cSKS5nbG92ZWJveC5icm9rZXIudjEuU25hcHNob3RXaW5kb3dSZXF1ZXN0GiouZ2xvdmVib3guYnJva2VyLnYxLlNuYXBzaG90V2luZG93UmVzcG9uc2USYQoMTGlzdEJyb3dzZXJzEicuZ2xvdmVib3guYnJva2VyLnYxLkxpc3RCcm93c2Vyc1JlcXVlc3QaKC5nbG92ZWJveC5icm9rZXIudjEuTGlzdEJyb3dzZXJzUmVzcG9uc2USWwoKR2V0QnJvd3NlchIlLmdsb3ZlYm94LmJyb2tlci52MS5HZXRCcm93c2VyUmVxdWVzdBomLmdsb3ZlYm94LmJyb2tlci52MS5HZXRCcm93c2VyUmVzcG9uc2USVQoITGlzdFRhYnMSIy5nbG92ZWJveC5icm9rZXIudjEuTGlzdFRhYnNSZXF1ZXN0GiQuZ2xvdmVib3guYnJva2VyLnYxLkxpc3RUYWJzUmVzcG9uc2USXgoLU25hcHNob3RUYWISJi5nbG92ZWJveC5icm9rZXIudjEuU25hcHNob3RUYWJSZXF1ZXN0GicuZ2xvdmVib3guYnJva2VyLnYxLlNuYXBzaG90VGFiUmVzcG9uc2USUgoHRXh0cmFjdBIiLmdsb3ZlYm94LmJyb2tlci52MS5FeHRyYWN0UmVxdWVzdBojLmdsb3ZlYm94LmJyb2tlci52MS5FeHRyYWN0UmVzcG9uc2USWwoKQ2FwdHVyZVRhYhIlLmdsb3ZlYm94LmJyb2tlci52MS5DYXB0dXJlVGFiUmVxdWVzdBomLmdsb3ZlYm94LmJyb2tlci52MS5DYXB0dXJlVGFiUmVzcG9uc2USUgoHT2JzZXJ2ZRIiLmdsb3ZlYm94LmJyb2tlci52MS5PYnNlcnZlUmVxdWVzdBojLmdsb3ZlYm94LmJyb2tlci52MS5PYnNlcnZlUmVzcG9uc2USeQoUTGlzdENsaXBib2FyZFRhcmdldHMSLy5nbG92ZWJveC5icm9rZXIudjEuTGlzdENsaXBib2FyZFRhcmdldHNSZXF1ZXN0GjAuZ2xvdmVib3guYnJva2VyLnYxLkxpc3RDbGlwYm9hcmRUYXJnZXRzUmVzcG9uc2UScAoRUmVhZENsaXBib2FyZERhdGESLC5nbG92ZWJveC5icm9rZXIudjEuUmVhZENsaXBib2FyZERhdGFSZXF1ZXN0Gi0uZ2xvdmVib3guYnJva2VyLnYxLlJlYWRDbGlwYm9hcmREYXRhUmVzcG9uc2UScwoSV3JpdGVDbGlwYm9hcmREYXRhEi0uZ2xvdmVib3guYnJva2VyLnYxLldyaXRlQ2xpcGJvYXJkRGF0YVJlcXVlc3QaLi5nbG92ZWJveC5icm9rZXIudjEuV3JpdGVDbGlwYm9hcmREYXRhUmVzcG9uc2USWAoJUGFzdGVUZXh0EiQuZ2xvdmVib3guYnJva2VyLnYxLlBhc3RlVGV4dFJlcXVlc3QaJS5nbG92ZWJveC5icm9rZXIudjEuUGFzdGVUZXh0UmVzcG9uc2VCMFouZ2xvdmVib3guZGV2L3Byb3RvL2dsb3ZlYm94L2Jyb2tlci92MTticm9rZXJ2MWIGcHJvdG8z", [file_glovebox_agent_v1_accessibility, file_glovebox_agent_v1_act, file_glovebox_agent_v1_browser, file_glovebox_agent_v1_clipboard, file_glovebox_agent_v1_common, file_glovebox_agent_v1_observe, file_glovebox_broker_v1_clipboard_data]);
+
+/**
+ * Describes the message glovebox.broker.v1.ObserveRequest.
+ * Use `create(ObserveRequestSchema)` to create a new message.
+ */
+export const ObserveRequestSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_broker_v1_computer, 0);
+
+/**
+ * Describes the message glovebox.broker.v1.ObserveResponse.
+ * Use `create(ObserveResponseSchema)` to create a new message.
+ */
+export const ObserveResponseSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_broker_v1_computer, 1);
 
 /**
  * Describes the message glovebox.broker.v1.CaptureScreenshotRequest.
  * Use `create(CaptureScreenshotRequestSchema)` to create a new message.
  */
 export const CaptureScreenshotRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 0);
+  messageDesc(file_glovebox_broker_v1_computer, 2);
 
 /**
  * Describes the message glovebox.broker.v1.CaptureScreenshotResponse.
  * Use `create(CaptureScreenshotResponseSchema)` to create a new message.
  */
 export const CaptureScreenshotResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 1);
+  messageDesc(file_glovebox_broker_v1_computer, 3);
 
 /**
  * Describes the message glovebox.broker.v1.GetCursorPositionRequest.
  * Use `create(GetCursorPositionRequestSchema)` to create a new message.
  */
 export const GetCursorPositionRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 2);
+  messageDesc(file_glovebox_broker_v1_computer, 4);
 
 /**
  * Describes the message glovebox.broker.v1.GetCursorPositionResponse.
  * Use `create(GetCursorPositionResponseSchema)` to create a new message.
  */
 export const GetCursorPositionResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 3);
+  messageDesc(file_glovebox_broker_v1_computer, 5);
 
 /**
  * Describes the message glovebox.broker.v1.ListWindowsRequest.
  * Use `create(ListWindowsRequestSchema)` to create a new message.
  */
 export const ListWindowsRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 4);
+  messageDesc(file_glovebox_broker_v1_computer, 6);
 
 /**
  * Describes the message glovebox.broker.v1.ListWindowsResponse.
  * Use `create(ListWindowsResponseSchema)` to create a new message.
  */
 export const ListWindowsResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 5);
+  messageDesc(file_glovebox_broker_v1_computer, 7);
 
 /**
  * Describes the message glovebox.broker.v1.WatchScreenRequest.
  * Use `create(WatchScreenRequestSchema)` to create a new message.
  */
 export const WatchScreenRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 6);
+  messageDesc(file_glovebox_broker_v1_computer, 8);
 
 /**
  * Describes the message glovebox.broker.v1.WatchScreenResponse.
  * Use `create(WatchScreenResponseSchema)` to create a new message.
  */
 export const WatchScreenResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 7);
+  messageDesc(file_glovebox_broker_v1_computer, 9);
 
 /**
  * Describes the message glovebox.broker.v1.ActRequest.
  * Use `create(ActRequestSchema)` to create a new message.
  */
 export const ActRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 8);
+  messageDesc(file_glovebox_broker_v1_computer, 10);
 
 /**
  * Describes the message glovebox.broker.v1.ActResponse.
  * Use `create(ActResponseSchema)` to create a new message.
  */
 export const ActResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 9);
+  messageDesc(file_glovebox_broker_v1_computer, 11);
+
+/**
+ * Describes the message glovebox.broker.v1.ActBatchRequest.
+ * Use `create(ActBatchRequestSchema)` to create a new message.
+ */
+export const ActBatchRequestSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_broker_v1_computer, 12);
+
+/**
+ * Describes the message glovebox.broker.v1.ActBatchResponse.
+ * Use `create(ActBatchResponseSchema)` to create a new message.
+ */
+export const ActBatchResponseSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_broker_v1_computer, 13);
+
+/**
+ * Describes the message glovebox.broker.v1.MutationTiming.
+ * Use `create(MutationTimingSchema)` to create a new message.
+ */
+export const MutationTimingSchema = /*@__PURE__*/
+  messageDesc(file_glovebox_broker_v1_computer, 14);
 
 /**
  * Describes the message glovebox.broker.v1.ReadClipboardRequest.
  * Use `create(ReadClipboardRequestSchema)` to create a new message.
  */
 export const ReadClipboardRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 10);
+  messageDesc(file_glovebox_broker_v1_computer, 15);
 
 /**
  * Describes the message glovebox.broker.v1.ReadClipboardResponse.
  * Use `create(ReadClipboardResponseSchema)` to create a new message.
  */
 export const ReadClipboardResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 11);
+  messageDesc(file_glovebox_broker_v1_computer, 16);
 
 /**
  * Describes the message glovebox.broker.v1.WriteClipboardRequest.
  * Use `create(WriteClipboardRequestSchema)` to create a new message.
  */
 export const WriteClipboardRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 12);
+  messageDesc(file_glovebox_broker_v1_computer, 17);
 
 /**
  * Describes the message glovebox.broker.v1.WriteClipboardResponse.
  * Use `create(WriteClipboardResponseSchema)` to create a new message.
  */
 export const WriteClipboardResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 13);
+  messageDesc(file_glovebox_broker_v1_computer, 18);
 
 /**
  * Describes the message glovebox.broker.v1.ListAppsRequest.
  * Use `create(ListAppsRequestSchema)` to create a new message.
  */
 export const ListAppsRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 14);
+  messageDesc(file_glovebox_broker_v1_computer, 19);
 
 /**
  * Describes the message glovebox.broker.v1.ListAppsResponse.
  * Use `create(ListAppsResponseSchema)` to create a new message.
  */
 export const ListAppsResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 15);
+  messageDesc(file_glovebox_broker_v1_computer, 20);
 
 /**
  * Describes the message glovebox.broker.v1.GetAppRequest.
  * Use `create(GetAppRequestSchema)` to create a new message.
  */
 export const GetAppRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 16);
+  messageDesc(file_glovebox_broker_v1_computer, 21);
 
 /**
  * Describes the message glovebox.broker.v1.GetAppResponse.
  * Use `create(GetAppResponseSchema)` to create a new message.
  */
 export const GetAppResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 17);
+  messageDesc(file_glovebox_broker_v1_computer, 22);
 
 /**
  * Describes the message glovebox.broker.v1.SnapshotAppRequest.
  * Use `create(SnapshotAppRequestSchema)` to create a new message.
  */
 export const SnapshotAppRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 18);
+  messageDesc(file_glovebox_broker_v1_computer, 23);
 
 /**
  * Describes the message glovebox.broker.v1.SnapshotAppResponse.
  * Use `create(SnapshotAppResponseSchema)` to create a new message.
  */
 export const SnapshotAppResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 19);
+  messageDesc(file_glovebox_broker_v1_computer, 24);
 
 /**
  * Describes the message glovebox.broker.v1.SnapshotWindowRequest.
  * Use `create(SnapshotWindowRequestSchema)` to create a new message.
  */
 export const SnapshotWindowRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 20);
+  messageDesc(file_glovebox_broker_v1_computer, 25);
 
 /**
  * Describes the message glovebox.broker.v1.SnapshotWindowResponse.
  * Use `create(SnapshotWindowResponseSchema)` to create a new message.
  */
 export const SnapshotWindowResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 21);
+  messageDesc(file_glovebox_broker_v1_computer, 26);
 
 /**
  * Describes the message glovebox.broker.v1.ListBrowsersRequest.
  * Use `create(ListBrowsersRequestSchema)` to create a new message.
  */
 export const ListBrowsersRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 22);
+  messageDesc(file_glovebox_broker_v1_computer, 27);
 
 /**
  * Describes the message glovebox.broker.v1.ListBrowsersResponse.
  * Use `create(ListBrowsersResponseSchema)` to create a new message.
  */
 export const ListBrowsersResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 23);
+  messageDesc(file_glovebox_broker_v1_computer, 28);
 
 /**
  * Describes the message glovebox.broker.v1.GetBrowserRequest.
  * Use `create(GetBrowserRequestSchema)` to create a new message.
  */
 export const GetBrowserRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 24);
+  messageDesc(file_glovebox_broker_v1_computer, 29);
 
 /**
  * Describes the message glovebox.broker.v1.GetBrowserResponse.
  * Use `create(GetBrowserResponseSchema)` to create a new message.
  */
 export const GetBrowserResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 25);
+  messageDesc(file_glovebox_broker_v1_computer, 30);
 
 /**
  * Describes the message glovebox.broker.v1.ListTabsRequest.
  * Use `create(ListTabsRequestSchema)` to create a new message.
  */
 export const ListTabsRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 26);
+  messageDesc(file_glovebox_broker_v1_computer, 31);
 
 /**
  * Describes the message glovebox.broker.v1.ListTabsResponse.
  * Use `create(ListTabsResponseSchema)` to create a new message.
  */
 export const ListTabsResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 27);
+  messageDesc(file_glovebox_broker_v1_computer, 32);
 
 /**
  * Describes the message glovebox.broker.v1.SnapshotTabRequest.
  * Use `create(SnapshotTabRequestSchema)` to create a new message.
  */
 export const SnapshotTabRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 28);
+  messageDesc(file_glovebox_broker_v1_computer, 33);
 
 /**
  * Describes the message glovebox.broker.v1.SnapshotTabResponse.
  * Use `create(SnapshotTabResponseSchema)` to create a new message.
  */
 export const SnapshotTabResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 29);
+  messageDesc(file_glovebox_broker_v1_computer, 34);
 
 /**
  * Describes the message glovebox.broker.v1.ExtractRequest.
  * Use `create(ExtractRequestSchema)` to create a new message.
  */
 export const ExtractRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 30);
+  messageDesc(file_glovebox_broker_v1_computer, 35);
 
 /**
  * Describes the message glovebox.broker.v1.ExtractResponse.
  * Use `create(ExtractResponseSchema)` to create a new message.
  */
 export const ExtractResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 31);
+  messageDesc(file_glovebox_broker_v1_computer, 36);
 
 /**
  * Describes the message glovebox.broker.v1.CaptureTabRequest.
  * Use `create(CaptureTabRequestSchema)` to create a new message.
  */
 export const CaptureTabRequestSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 32);
+  messageDesc(file_glovebox_broker_v1_computer, 37);
 
 /**
  * Describes the message glovebox.broker.v1.CaptureTabResponse.
  * Use `create(CaptureTabResponseSchema)` to create a new message.
  */
 export const CaptureTabResponseSchema = /*@__PURE__*/
-  messageDesc(file_glovebox_broker_v1_computer, 33);
+  messageDesc(file_glovebox_broker_v1_computer, 38);
 
 /**
  * ComputerService is the session-scoped computer surface: the agent's observe, act and clipboard requests,
