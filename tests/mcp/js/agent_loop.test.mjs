@@ -42,7 +42,9 @@ async function agentLoop(client, pad, extra) {
   const click = await client.callTool({ name: 'computer', arguments: { action: 'left_click', coordinate: pad } });
   assert.ok(!click.isError, click.content[0].text);
   const fields = JSON.parse(click.content[0].text);
-  assert.equal(fields.effect, 'DONE');
+  // Delivered: DONE when the pad repainted, NO_VISIBLE_CHANGE when it did not (the app's own output is what
+  // proves the click; the Go test reads it).
+  assert.ok(['DONE', 'NO_VISIBLE_CHANGE'].includes(fields.effect), fields.effect);
   assert.ok(fields.audit_seq > 0);
 
   for (const [args, reason, want] of [
