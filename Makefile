@@ -30,7 +30,7 @@ test-guest: ## Build the QEMU test guest (images/test-guest/build: vmlinux, init
 	images/test-guest/build.sh
 
 test-vm: deps ## The QEMU stage alone: boot the test guest under TCG and drive it through the broker, with timings.
-	@start=$$(date +%s); go test -count=1 -v -timeout 15m ./tests/vm; rc=$$?; \
+	@start=$$(date +%s); go test -count=1 -v -timeout 25m ./tests/vm; rc=$$?; \
 	echo "QEMU stage wall time: $$(( $$(date +%s) - start )) s"; exit $$rc
 
 bench-boot: ## Boot the test guest N times (default 5) under TCG: boot-to-ready, first screenshot, kernel-to-init, load.

@@ -2,13 +2,18 @@
 # Side-by-side benchmarks: Glovebox through gRPC and the peer tool (scrot, xdotool, xclip, pyatspi, playwright-core)
 # in one run, on the same 1280x800 Xvfb desktop, then the ratio peer/glovebox for each pair. Sub-benchmarks are
 # named <Name>/glovebox-<case> and <Name>/<peer>-<case>; the pair shares <Name> and <case>. Broker overhead pairs
-# are <Name>/direct-<case> and <Name>/broker-<case>; MCP overhead pairs <Name>/grpc-<case> and <Name>/mcp-<case>. playwright-core is looked up in $PLAYWRIGHT_DIR (default
-# bench/out/playwright: npm install --prefix bench/out/playwright playwright-core).
+# are <Name>/direct-<case> and <Name>/broker-<case>; MCP overhead pairs <Name>/grpc-<case> and <Name>/mcp-<case>.
+# playwright-core is looked up in $PLAYWRIGHT_DIR (default bench/out/playwright: npm install --prefix
+# bench/out/playwright playwright-core); puppeteer-core, pinned by bench/puppeteer/package-lock.json, is installed
+# into bench/puppeteer by npm ci when npm is there.
 # Usage: bench/run.sh [go test -bench regexp] (default: all). BENCHTIME overrides -benchtime (default 2s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/bin:$PATH"
 out_dir=bench/out; mkdir -p "$out_dir"
+if command -v npm >/dev/null && [ ! -d bench/puppeteer/node_modules/puppeteer-core ]; then
+  npm ci --prefix bench/puppeteer --ignore-scripts --no-audit --no-fund >/dev/null
+fi
 out="$out_dir/bench-$(date +%Y%m%d-%H%M%S).txt"
 # One package a line, so additions merge cleanly.
 pkgs=(

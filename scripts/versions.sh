@@ -14,7 +14,7 @@ NPM_DIRS="proto/ts tests/mcp/js"
 DEBIAN_PACKAGES="xvfb openbox xdotool xclip xinput scrot imagemagick x11-utils x11-xserver-utils x11-apps
   gtk-3-examples python3-gi gir1.2-gtk-3.0 zenity dbus-x11 at-spi2-core xterm libjpeg62-turbo-dev libx11-dev
   x11proto-dev fonts-noto-cjk fonts-noto-color-emoji xfonts-base git make gcc
-  protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf chromium python3-pyatspi
+  protobuf-compiler protobuf-compiler-grpc python3-grpcio python3-protobuf chromium firefox-esr python3-pyatspi
   qemu-system-x86 qemu-utils linux-image-amd64 busybox-static xz-utils cpio debootstrap e2fsprogs"
 # The console's live-view peer in `make bench` (x11vnc with Debian's noVNC page).
 DEBIAN_PACKAGES="$DEBIAN_PACKAGES x11vnc novnc"

@@ -67,7 +67,7 @@ chroot_run id desktop >/dev/null 2>&1 || chroot_run useradd --create-home --uid 
 cp -r "$here/rootfs/." "$rootfs/"
 echo glovebox > "$rootfs/etc/hostname"
 echo "/dev/vda / ext4 defaults,noatime 0 1" > "$rootfs/etc/fstab"
-chroot_run systemctl enable glovebox-xvfb.service glovebox-desktop.service glovebox-chromium.service glovebox-agent.service
+chroot_run systemctl enable glovebox-xvfb.service glovebox-desktop.service glovebox-chromium.service glovebox-firefox.service glovebox-agent.service
 chroot_run systemctl mask systemd-timesyncd.service apt-daily.timer apt-daily-upgrade.timer 2>/dev/null || true
 
 step "kernel and initramfs"

@@ -48,9 +48,34 @@ const (
 // pageModifiers are the modifier names page_click accepts.
 var pageModifiers = map[string]bool{"shift": true, "ctrl": true, "alt": true, "meta": true}
 
-// BrowserID parses a browser id, "chrome-<port>" with a port 1..65535 written without leading zeros.
-func BrowserID(s string) (int, bool) {
-	p, ok := strings.CutPrefix(s, "chrome-")
+// Browser engines, as ListBrowsersRequest.engine and Browser.engine name them.
+const (
+	EngineChromium = "chromium"
+	EngineFirefox  = "firefox"
+)
+
+// browserPrefixes are the browser id prefixes of each engine: Chromium by its DevTools port, Firefox by its
+// WebDriver BiDi (remote agent) port.
+var browserPrefixes = map[string]string{EngineChromium: "chrome-", EngineFirefox: "firefox-"}
+
+// BrowserID parses a Chromium browser id, "chrome-<port>" with a port 1..65535 written without leading zeros.
+func BrowserID(s string) (int, bool) { return engineID(s, "chrome-") }
+
+// FirefoxID parses a Firefox browser id, "firefox-<port>" with a port 1..65535 written without leading zeros.
+func FirefoxID(s string) (int, bool) { return engineID(s, "firefox-") }
+
+// Engine names the engine of a browser id ("chromium", "firefox"), or "" when s is no browser id.
+func Engine(s string) string {
+	for e, prefix := range browserPrefixes {
+		if _, ok := engineID(s, prefix); ok {
+			return e
+		}
+	}
+	return ""
+}
+
+func engineID(s, prefix string) (int, bool) {
+	p, ok := strings.CutPrefix(s, prefix)
 	if !ok || p == "" || len(p) > 5 || p[0] == '0' {
 		return 0, false
 	}
@@ -67,11 +92,9 @@ func browserID(v *errdefs.Violations, field, s string) {
 	case s == "":
 		v.Addf(field, "required")
 	case len(s) > 16:
-		v.Addf(field, "must be a browser id from ListBrowsers (chrome-<port>), got %d bytes", len(s))
-	default:
-		if _, ok := BrowserID(s); !ok {
-			v.Addf(field, "must be a browser id from ListBrowsers (chrome-<port>, port 1..65535), got %s", quoted(s))
-		}
+		v.Addf(field, "must be a browser id from ListBrowsers (chrome-<port> or firefox-<port>), got %d bytes", len(s))
+	case Engine(s) == "":
+		v.Addf(field, "must be a browser id from ListBrowsers (chrome-<port> or firefox-<port>, port 1..65535), got %s", quoted(s))
 	}
 }
 
@@ -347,8 +370,7 @@ func pageActionTarget(v *errdefs.Violations, r *agentv1.ActRequest) {
 	case nil:
 	case *agentv1.Target_Tab:
 		// A malformed tab target is reported field by field already.
-		_, okBrowser := BrowserID(k.Tab.GetBrowserId())
-		if okBrowser && ValidID(k.Tab.GetTabId()) && (k.Tab.GetBrowserId() != ref.GetBrowserId() || k.Tab.GetTabId() != ref.GetTabId()) {
+		if Engine(k.Tab.GetBrowserId()) != "" && ValidID(k.Tab.GetTabId()) && (k.Tab.GetBrowserId() != ref.GetBrowserId() || k.Tab.GetTabId() != ref.GetTabId()) {
 			v.Addf("target.tab", "must be the action's tab %s/%s, got %s/%s", quoted(ref.GetBrowserId()), quoted(ref.GetTabId()),
 				quoted(k.Tab.GetBrowserId()), quoted(k.Tab.GetTabId()))
 		}
@@ -372,8 +394,20 @@ func tabTarget(v *errdefs.Violations, field string, t *agentv1.TabTarget) {
 	tabID(v, field+".tab_id", t.GetTabId())
 }
 
-// ListBrowsers checks r (it has nothing to check today) and returns nil.
-func ListBrowsers(r *agentv1.ListBrowsersRequest) error { return nil }
+// ListBrowsers checks r: engine is empty (Chromium), "chromium" or "firefox".
+func ListBrowsers(r *agentv1.ListBrowsersRequest) error {
+	var v errdefs.Violations
+	switch e := r.GetEngine(); e {
+	case "", EngineChromium, EngineFirefox:
+	default:
+		if len(e) > 16 {
+			v.Addf("engine", "must be chromium or firefox, got %d bytes", len(e))
+		} else {
+			v.Addf("engine", "must be chromium or firefox, got %s", quoted(e))
+		}
+	}
+	return v.Err()
+}
 
 // GetBrowser checks r: exactly one of browser_id and url.
 func GetBrowser(r *agentv1.GetBrowserRequest) error {

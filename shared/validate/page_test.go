@@ -185,6 +185,11 @@ func TestBrowserReads(t *testing.T) {
 			[]string{"tab", "options.max_nodes", "options.max_depth"}},
 		{"extract", Extract(&agentv1.ExtractRequest{Tab: testTab, MaxBytes: MaxExtractBytes + 1}), []string{"kind", "max_bytes"}},
 		{"capture", CaptureTab(&agentv1.CaptureTabRequest{Tab: testTab, Quality: 5, MaxEdge: 8}), []string{"quality", "max_edge"}},
+		{"unknown engine", ListBrowsers(&agentv1.ListBrowsersRequest{StartDefault: true, Engine: "webkit"}), []string{"engine"}},
+		{"engine in capitals", ListBrowsers(&agentv1.ListBrowsersRequest{Engine: "Firefox"}), []string{"engine"}},
+		{"firefox port 0", ListTabs(&agentv1.ListTabsRequest{BrowserId: "firefox-0"}), []string{"browser_id"}},
+		{"firefox leading zero", ListTabs(&agentv1.ListTabsRequest{BrowserId: "firefox-09223"}), []string{"browser_id"}},
+		{"engine name as browser id", ListTabs(&agentv1.ListTabsRequest{BrowserId: "firefox"}), []string{"browser_id"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,11 +201,24 @@ func TestBrowserReads(t *testing.T) {
 	for _, err := range []error{
 		GetBrowser(&agentv1.GetBrowserRequest{BrowserId: "chrome-9222"}), GetBrowser(&agentv1.GetBrowserRequest{Url: "https://a.example/"}),
 		ListTabs(&agentv1.ListTabsRequest{BrowserId: "chrome-9222"}), SnapshotTab(&agentv1.SnapshotTabRequest{Tab: testTab}),
+		ListTabs(&agentv1.ListTabsRequest{BrowserId: "firefox-9223"}), GetBrowser(&agentv1.GetBrowserRequest{BrowserId: "firefox-1"}),
+		ListBrowsers(&agentv1.ListBrowsersRequest{}), ListBrowsers(&agentv1.ListBrowsersRequest{StartDefault: true, Engine: "chromium"}),
+		ListBrowsers(&agentv1.ListBrowsersRequest{StartDefault: true, Engine: "firefox"}),
 		Extract(&agentv1.ExtractRequest{Tab: testTab, Kind: agentv1.ExtractKind_EXTRACT_KIND_CONSOLE}),
 		CaptureTab(&agentv1.CaptureTabRequest{Tab: testTab, Format: agentv1.ImageFormat_IMAGE_FORMAT_JPEG, Quality: 100, MaxEdge: 16}),
 	} {
 		if err != nil {
 			t.Errorf("valid read refused: %v", err)
+		}
+	}
+}
+
+// TestEngine: each browser id names its engine; anything else names none.
+func TestEngine(t *testing.T) {
+	for id, want := range map[string]string{"chrome-9222": EngineChromium, "firefox-9223": EngineFirefox, "firefox-65535": EngineFirefox,
+		"firefox-65536": "", "chromium-9222": "", "chrome-": "", "firefox-1a": "", "": ""} {
+		if got := Engine(id); got != want {
+			t.Errorf("Engine(%q) = %q, want %q", id, got, want)
 		}
 	}
 }

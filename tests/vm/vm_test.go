@@ -18,6 +18,7 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/firefoxprofile"
 	"glovebox.dev/tests/internal/brokertest"
 )
 
@@ -243,6 +244,69 @@ func TestQEMUGuest(t *testing.T) {
 		}
 		report(t, "browser: page_click to the title in Chromium's /json/list", time.Since(clicked))
 		report(t, "browser subtest wall time", time.Since(start))
+	})
+
+	t.Run("browser firefox", func(t *testing.T) {
+		// Debian's Firefox ESR as the desktop user, with Glovebox's profile preferences and its WebDriver BiDi port
+		// the agent's default (9223), on one page (one is enough under TCG). The page's click handler sets its
+		// title; the check reads Firefox's window title from the X server with xdotool in the guest, not through
+		// the agent.
+		const page = `<!doctype html><title>not clicked</title><button onclick="document.title='clicked by the broker'">Press me</button>`
+		if err := os.WriteFile(filepath.Join(g.dir, "shared", "ffpage.html"), []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(g.dir, "shared", "firefox-user.js"), []byte(firefoxprofile.UserJS()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sh.run(t, 30*time.Second, "cp /shared/ffpage.html /tmp/ffpage.html && chmod 0644 /tmp/ffpage.html && "+
+			"mkdir -p /tmp/firefox-profile && cp /shared/firefox-user.js /tmp/firefox-profile/user.js && chown -R 4242 /tmp/firefox-profile")
+		start := time.Now()
+		t.Cleanup(func() {
+			sh.run(t, 30*time.Second, "pkill -KILL -u 4242 -x firefox-esr; while pgrep -u 4242 -x firefox-esr >/dev/null; do sleep 0.1; done")
+		})
+		args := firefoxprofile.Args(9223, "/tmp/firefox-profile")
+		args[len(args)-1] = "file:///tmp/ffpage.html"
+		sh.run(t, 30*time.Second, "HOME=/home/gbdesk DISPLAY=:0 XDG_RUNTIME_DIR=/run/user/4242 NO_AT_BRIDGE=1 MOZ_CRASHREPORTER_DISABLE=1 "+
+			"/run/gb/asuser 4242 firefox-esr "+strings.Join(args, " ")+" > /tmp/firefox.log 2>&1 &")
+		const browserID = "firefox-9223"
+		var tab *agentv1.Tab
+		for tab == nil {
+			r, err := cc.ListTabs(ctx, &brokerv1.ListTabsRequest{SessionId: sid, Request: &agentv1.ListTabsRequest{BrowserId: browserID}})
+			for _, tb := range r.GetResponse().GetTabs() {
+				if tb.GetUrl() == "file:///tmp/ffpage.html" && tb.GetTitle() == "not clicked" {
+					tab = tb
+				}
+			}
+			// Under TCG Firefox took ~4 minutes to listen and take a BiDi session on a loaded host.
+			if tab == nil && time.Since(start) > 480*time.Second {
+				log, _ := sh.try(t, 10*time.Second, "tail -n 20 /tmp/firefox.log")
+				t.Fatalf("no firefox tab on ffpage.html within 480 s (last error %v, tabs %v); firefox.log:\n%s", err, r.GetResponse().GetTabs(), log)
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+		report(t, "browser firefox: ListTabs finds the page (from Firefox start)", time.Since(start))
+		ref := &agentv1.TabRef{BrowserId: browserID, TabId: tab.GetTabId()}
+		snap, button := waitElement(t, start, 540*time.Second, "button", "Press me", func() (*agentv1.Snapshot, error) {
+			r, err := cc.SnapshotTab(ctx, &brokerv1.SnapshotTabRequest{SessionId: sid, Request: &agentv1.SnapshotTabRequest{Tab: ref}})
+			return r.GetResponse().GetSnapshot(), err
+		})
+		report(t, "browser firefox: SnapshotTab has the button (from Firefox start)", time.Since(start))
+		clicked := time.Now()
+		mustAct(t, cc, sid, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: ref,
+			Locator: &agentv1.Locator{Kind: &agentv1.Locator_Ref{Ref: &agentv1.ElementRef{SnapshotId: snap.GetSnapshotId(), Ref: button.GetRef()}}}}}})
+		for {
+			out, _ := sh.try(t, 30*time.Second, "DISPLAY=:0 xdotool search --name 'clicked by the broker' 2>/dev/null | head -1")
+			if strings.TrimSpace(out) != "" {
+				break
+			}
+			if time.Since(clicked) > 60*time.Second {
+				titles, _ := sh.try(t, 30*time.Second, "DISPLAY=:0 xdotool search --name . getwindowname %@ 2>/dev/null | head -20")
+				t.Fatalf("no window titled 'clicked by the broker' 60 s after page_click; window titles:\n%s", titles)
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+		report(t, "browser firefox: page_click to Firefox's window title", time.Since(clicked))
+		report(t, "browser firefox subtest wall time", time.Since(start))
 	})
 
 	t.Run("broker restart", func(t *testing.T) {

@@ -4,35 +4,47 @@ import (
 	"context"
 	"log/slog"
 
+	"glovebox.dev/guest/internal/bidi"
 	"glovebox.dev/guest/internal/browser"
 	"glovebox.dev/guest/internal/files"
+	"glovebox.dev/guest/internal/engines"
 	"glovebox.dev/guest/internal/server"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 )
 
-// browserBackend is the CDP backend as the server sees it, plus Close.
+// browserBackend is the browser engines (Chromium over CDP, Firefox over WebDriver BiDi) as the server sees
+// them, plus Close.
 type browserBackend struct {
 	server.Browser
-	b *browser.Backend
+	chromium *browser.Backend
+	firefox  *bidi.Backend
 }
 
-// PlaceFiles gives dropped files to a page element (server.BrowserFiles).
+// PlaceFiles gives dropped files to a page element (server.BrowserFiles): Chromium only, by DevTools.
 func (b browserBackend) PlaceFiles(ctx context.Context, p *agentv1.PageDrop, paths []string) error {
-	return b.b.PlaceFiles(ctx, p, paths)
+	return b.chromium.PlaceFiles(ctx, p, paths)
 }
 
-// Close closes the DevTools connections (never a tab) and stops the default browser if the agent started it.
-func (b browserBackend) Close() error { return b.b.Close() }
+// Close closes the DevTools connections and BiDi sessions (never a tab) and stops the default browsers the
+// agent started.
+func (b browserBackend) Close() error {
+	b.firefox.Close()
+	return b.chromium.Close()
+}
 
-// openBrowser makes the Chromium backend. It connects to nothing until a request comes: browsers are found per
-// request on the configured ports and on running browsers' command lines; each saves its downloads into
+// openBrowser makes the browser backends. They connect to nothing until a request comes: browsers are found per
+// request on the configured ports and on running browsers' command lines; Chromium saves its downloads into
 // downloads (empty: where it would anyway).
 func openBrowser(cfg Config, downloads string, log *slog.Logger) browserBackend {
-	b := browser.New(browser.Config{
+	c := browser.New(browser.Config{
 		Ports: cfg.BrowserPorts, ProfileDir: cfg.BrowserProfile, Display: cfg.Display, DownloadDir: downloads,
-		Logger: log.With("backend", "browser"),
+		Logger: log.With("backend", "browser", "engine", "chromium"),
 	})
-	return browserBackend{Browser: server.AdaptBrowser(b), b: b}
+	f := bidi.New(bidi.Config{
+		Ports: cfg.FirefoxPorts, ProfileDir: cfg.FirefoxProfile, Display: cfg.Display,
+		Logger: log.With("backend", "browser", "engine", "firefox"),
+	})
+	return browserBackend{Browser: server.AdaptBrowser(engines.New(c, f)), chromium: c, firefox: f}
 }
 
 // openFiles makes the file backend over the home directory; nil (drops and reads CAPABILITY_UNAVAILABLE)

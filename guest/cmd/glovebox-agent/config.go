@@ -46,6 +46,13 @@ type Config struct {
 	DropsDir string
 	// DownloadsDir is the browser download directory; empty means Home/Downloads.
 	DownloadsDir string
+	// FirefoxPorts are the WebDriver BiDi (remote agent) ports always probed for Firefox browsers (repeatable
+	// -firefox-port); the first is the default workspace Firefox's, the only one the agent may start. Empty means
+	// 9223.
+	FirefoxPorts []int
+	// FirefoxProfile is the default Firefox's persistent profile directory; empty means
+	// <user cache dir>/glovebox/firefox.
+	FirefoxProfile string
 }
 
 // Validate checks the config and fills defaults.
@@ -60,6 +67,11 @@ func (c *Config) Validate() error {
 	for _, p := range c.BrowserPorts {
 		if p < 1 || p > 65535 {
 			errs = append(errs, fmt.Errorf("browser-port %d: must be 1..65535", p))
+		}
+	}
+	for _, p := range c.FirefoxPorts {
+		if p < 1 || p > 65535 {
+			errs = append(errs, fmt.Errorf("firefox-port %d: must be 1..65535", p))
 		}
 	}
 	if c.ShutdownGrace <= 0 {

@@ -69,6 +69,15 @@ func parseFlags(args []string) (Config, error) {
 	fs.StringVar(&cfg.Home, "home", os.Getenv("HOME"), "the desktop user's home directory: file reads stay inside it")
 	fs.StringVar(&cfg.DropsDir, "drops-dir", "", "where dropped files land (default <home>/Drops)")
 	fs.StringVar(&cfg.DownloadsDir, "downloads-dir", "", "the browser download directory (default <home>/Downloads)")
+	fs.Func("firefox-port", "WebDriver BiDi port probed for Firefox browsers (repeatable; the first is the default workspace Firefox's; default 9223)", func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return fmt.Errorf("firefox-port %q: %w", s, err)
+		}
+		cfg.FirefoxPorts = append(cfg.FirefoxPorts, n)
+		return nil
+	})
+	fs.StringVar(&cfg.FirefoxProfile, "firefox-profile", "", "profile directory of the default workspace Firefox (default <user cache dir>/glovebox/firefox)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err

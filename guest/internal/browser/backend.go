@@ -169,7 +169,7 @@ func (b *Backend) ListBrowsers(ctx context.Context, r *agentv1.ListBrowsersReque
 func (b *Backend) describe(port int, v versionInfo, tabs int) *agentv1.Browser {
 	return &agentv1.Browser{
 		BrowserId: browserID(port), Port: int32(port), Version: productVersion(v.Browser),
-		TabCount: int32(tabs), DefaultWorkspace: port == b.defaultPort(),
+		TabCount: int32(tabs), DefaultWorkspace: port == b.defaultPort(), Engine: validate.EngineChromium,
 	}
 }
 

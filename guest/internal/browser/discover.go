@@ -46,7 +46,7 @@ const (
 const activePortFile = "DevToolsActivePort"
 
 // cmdlinePorts returns the DevTools ports of the running processes (any program: Chromium, Chrome, an Electron
-// app), read from /proc/*/cmdline: a port named by flag, or for --remote-debugging-port=0 the port the browser
+// app; not Firefox, whose same flag names its WebDriver BiDi port), read from /proc/*/cmdline: a port named by flag, or for --remote-debugging-port=0 the port the browser
 // wrote to DevToolsActivePort in its profile.
 func cmdlinePorts(proc string) []int {
 	dirs, _ := os.ReadDir(proc)
@@ -65,6 +65,9 @@ func cmdlinePorts(proc string) []int {
 			continue
 		}
 		c := parseCmdline(b)
+		if c.firefox {
+			continue
+		}
 		if c.port > 0 {
 			add(c.port)
 		} else if c.port == 0 && !c.child {
@@ -85,6 +88,8 @@ type cmdline struct {
 	port int
 	// child says it is a Chromium child process (--type=).
 	child bool
+	// firefox says the program is Firefox: its --remote-debugging-port is a WebDriver BiDi port.
+	firefox bool
 	// profiles are the candidates for the profile directory, most likely first: one with NUL separators, one
 	// per space the value could end at without them.
 	profiles []string
@@ -103,6 +108,7 @@ func parseCmdline(b []byte) cmdline {
 	} else {
 		args = bytes.Split(b, []byte{0})
 	}
+	c.firefox = len(args) > 0 && strings.HasPrefix(filepath.Base(string(args[0])), "firefox")
 	for i, arg := range args {
 		if bytes.HasPrefix(arg, []byte(typeFlag)) {
 			c.child = true

@@ -141,10 +141,10 @@ const jsPaste = `function(text, html) {
   // A part of a contenteditable (a text run, a paragraph) stands for its editing host, which takes the focus.
   while (el.isContentEditable && el.parentElement && el.parentElement.isContentEditable) el = el.parentElement;
   if (document.activeElement !== el) el.focus();
-  const dt = new DataTransfer();
-  dt.setData('text/plain', text);
-  if (html) dt.setData('text/html', html);
-  const ev = new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true, composed: true});
+  // The data goes into the event's own DataTransfer: Firefox copies none from the one given to the constructor.
+  const ev = new ClipboardEvent('paste', {clipboardData: new DataTransfer(), bubbles: true, cancelable: true, composed: true});
+  ev.clipboardData.setData('text/plain', text);
+  if (html) ev.clipboardData.setData('text/html', html);
   if (!el.dispatchEvent(ev)) return {path: 'event'};
   if (el.isContentEditable) {
     const esc = s => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\n/g, '<br>');

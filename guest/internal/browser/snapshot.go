@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -116,49 +117,11 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 		}
 	}
 
-	els := make([]*element, len(nodes))
+	names := make([]string, len(nodes))
 	for i := range nodes {
-		n := &nodes[i]
-		e := &element{el: pageElement(n), keep: true}
-		e.el.Ref = locs[i].f.name + "e" + strconv.Itoa(locs[i].i+1)
-		if n.Parent >= 0 && n.Parent < i {
-			e.el.ParentRef = els[n.Parent].el.Ref
-		}
-		els[i] = e
+		names[i] = locs[i].f.name + "e" + strconv.Itoa(locs[i].i+1)
 	}
-	interactive := func(e *element) bool {
-		return interactiveRoles[e.el.Role] || hasState(e.el, "focusable") && e.el.Role != "RootWebArea"
-	}
-	if opts.GetInteractiveOnly() {
-		// Keep the ancestors of kept elements so each has its place in the tree.
-		for _, e := range els {
-			e.keep = interactive(e)
-		}
-		for i := len(els) - 1; i >= 0; i-- {
-			if p := nodes[i].Parent; els[i].keep && p >= 0 && p < i {
-				els[p].keep = true
-			}
-		}
-	}
-	for i, e := range els {
-		if b := nodes[i].Bounds; len(b) == 4 && e.keep && e.el.Role != "text" && (opts.GetVisibleOnly() || interactive(e)) {
-			e.el.Bounds = &agentv1.Rect{X: int32(b[0]), Y: int32(b[1]), Width: int32(b[2]), Height: int32(b[3])}
-		}
-	}
-	if opts.GetVisibleOnly() {
-		// An element is visible when its box meets the viewport; a text run when its parent is.
-		kept := make(map[string]bool, len(els))
-		for _, e := range els {
-			switch b := e.el.GetBounds(); {
-			case !e.keep || e.el.Role == "RootWebArea" || e.el.ParentRef == "":
-			case e.el.Role == "text":
-				e.keep = kept[e.el.ParentRef]
-			default:
-				e.keep = b != nil && b.Width > 0 && b.Height > 0 && b.X < vw && b.Y < vh && b.X+b.Width > 0 && b.Y+b.Height > 0
-			}
-			kept[e.el.Ref] = e.keep
-		}
-	}
+	els := buildElements(nodes, names, vw, vh, opts)
 
 	var kept []*agentv1.Element
 	index := map[string]refLoc{} // ref -> where its element is kept
@@ -341,4 +304,89 @@ func dropState(states []string, s string) []string {
 		}
 	}
 	return out
+}
+
+// buildElements turns the snapshot script's nodes into elements, for either engine: ref names[i] for node i,
+// parents, bounds, and the interactive and visible filters (vw, vh: the viewport) as keep flags.
+func buildElements(nodes []pageNode, names []string, vw, vh int32, opts *agentv1.SnapshotOptions) []*element {
+	els := make([]*element, len(nodes))
+	for i := range nodes {
+		n := &nodes[i]
+		e := &element{el: pageElement(n), keep: true}
+		e.el.Ref = names[i]
+		if n.Parent >= 0 && n.Parent < i {
+			e.el.ParentRef = els[n.Parent].el.Ref
+		}
+		els[i] = e
+	}
+	interactive := func(e *element) bool {
+		return interactiveRoles[e.el.Role] || hasState(e.el, "focusable") && e.el.Role != "RootWebArea"
+	}
+	if opts.GetInteractiveOnly() {
+		// Keep the ancestors of kept elements so each has its place in the tree.
+		for _, e := range els {
+			e.keep = interactive(e)
+		}
+		for i := len(els) - 1; i >= 0; i-- {
+			if p := nodes[i].Parent; els[i].keep && p >= 0 && p < i {
+				els[p].keep = true
+			}
+		}
+	}
+	for i, e := range els {
+		if b := nodes[i].Bounds; len(b) == 4 && e.keep && e.el.Role != "text" && (opts.GetVisibleOnly() || interactive(e)) {
+			e.el.Bounds = &agentv1.Rect{X: int32(b[0]), Y: int32(b[1]), Width: int32(b[2]), Height: int32(b[3])}
+		}
+	}
+	if opts.GetVisibleOnly() {
+		// An element is visible when its box meets the viewport; a text run when its parent is.
+		kept := make(map[string]bool, len(els))
+		for _, e := range els {
+			switch b := e.el.GetBounds(); {
+			case !e.keep || e.el.Role == "RootWebArea" || e.el.ParentRef == "":
+			case e.el.Role == "text":
+				e.keep = kept[e.el.ParentRef]
+			default:
+				e.keep = b != nil && b.Width > 0 && b.Height > 0 && b.X < vw && b.Y < vh && b.X+b.Width > 0 && b.Y+b.Height > 0
+			}
+			kept[e.el.Ref] = e.keep
+		}
+	}
+
+	return els
+}
+
+// BuildSnapshot builds a snapshot from one document's snapshot script answer (jsSnapshot, run without entering
+// frames), for the WebDriver BiDi backend: refs e1, e2, ... are the page's element list in order. It answers the
+// snapshot (without id or target) and the element index of each ref kept.
+func BuildSnapshot(answer string, opts *agentv1.SnapshotOptions, maxNodes int) (*agentv1.Snapshot, map[string]int, error) {
+	var page framePage
+	if err := json.Unmarshal([]byte(answer), &page); err != nil {
+		return nil, nil, fmt.Errorf("decode: %w: %w", errdefs.ErrInternal, err)
+	}
+	names := make([]string, len(page.Nodes))
+	for i := range names {
+		names[i] = "e" + strconv.Itoa(i+1)
+	}
+	reason := ""
+	if !page.Complete {
+		reason = fmt.Sprintf("max_nodes %d reached", maxNodes)
+	}
+	els := buildElements(page.Nodes, names, page.VW, page.VH, opts)
+	s := &agentv1.Snapshot{Complete: reason == "", IncompleteReason: reason}
+	kept := make(map[string]int, len(els))
+	var text strings.Builder
+	for i, e := range els {
+		if !e.keep {
+			continue
+		}
+		e.el.States = dropState(e.el.States, "focusable")
+		s.Elements = append(s.Elements, e.el)
+		kept[e.el.Ref] = i
+		if !opts.GetOmitText() {
+			render(&text, e.el)
+		}
+	}
+	s.Text = text.String()
+	return s, kept, nil
 }

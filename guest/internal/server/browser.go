@@ -9,7 +9,8 @@ import (
 	"glovebox.dev/shared/validate"
 )
 
-// Browser is the Chromium (CDP) backend: the BrowserService reads and the page actions of Act.
+// Browser is the browser backend (the engines: Chromium over CDP, Firefox over WebDriver BiDi): the BrowserService
+// reads and the page actions of Act.
 type Browser interface {
 	capable
 	BrowserIO
@@ -33,7 +34,7 @@ type BrowserIO interface {
 	ReleaseOwner(ctx context.Context, owner string) []string
 }
 
-// AdaptBrowser turns a BrowserIO (such as *browser.Backend) into a Browser that is available: browsers are
+// AdaptBrowser turns a BrowserIO (such as *engines.Router) into a Browser that is available: browsers are
 // found per request, so the backend itself is always there.
 func AdaptBrowser(b BrowserIO) Browser { return adaptedBrowser{b} }
 

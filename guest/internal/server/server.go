@@ -42,7 +42,7 @@ type Backends struct {
 	Windows   Windows
 	Input     Input
 	Clipboard Clipboard
-	// Accessibility is the AT-SPI backend; Browser the Chromium (CDP) backend.
+	// Accessibility is the AT-SPI backend; Browser the browser engines (Chromium over CDP, Firefox over BiDi).
 	Accessibility Accessibility
 	Browser       Browser
 	// Files moves files in and out (drops, reads); it needs only the home directory.

@@ -95,6 +95,7 @@ func (b *Broker) ListBrowsers(ctx context.Context, r *brokerv1.ListBrowsersReque
 		rpc:       RPCListBrowsers,
 		requestID: r.GetRequestId(),
 		replayed:  &replayed,
+		check:     validate.ListBrowsers,
 		prepare: func(_ *call, req *agentv1.ListBrowsersRequest) []errdefs.Violation {
 			if !req.GetStartDefault() {
 				return nil // request_id is only read when the default browser may be started
@@ -223,8 +224,8 @@ func (b *Broker) CaptureTab(ctx context.Context, r *brokerv1.CaptureTabRequest) 
 // later page action.
 func checkDefaultTab(ctx context.Context, s *session, t *agentv1.TabTarget) error {
 	var v errdefs.Violations
-	if _, ok := validate.BrowserID(t.GetBrowserId()); !ok {
-		v.Addf("default_target.tab.browser_id", "a browser id chrome-<port> from ListBrowsers is required")
+	if validate.Engine(t.GetBrowserId()) == "" {
+		v.Addf("default_target.tab.browser_id", "a browser id chrome-<port> or firefox-<port> from ListBrowsers is required")
 	}
 	if t.GetTabId() == "" {
 		v.Addf("default_target.tab.tab_id", "required")

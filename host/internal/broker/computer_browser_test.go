@@ -222,3 +222,26 @@ func TestDesktopActionTakesOnlyDesktopDefaults(t *testing.T) {
 		})
 	}
 }
+
+// TestListBrowsersEngineChecked: an unknown engine for start_default is refused naming request.engine, before the
+// guest is asked, and audited; chromium and firefox pass the check.
+func TestListBrowsersEngineChecked(t *testing.T) {
+	tb, _ := oneGuest(t)
+	ctx := tb.as("agent")
+	s := tb.session(t, "agent", "g1")
+	recs := len(tb.audit.records("g1"))
+	_, err := tb.ListBrowsers(ctx, &brokerv1.ListBrowsersRequest{SessionId: s, Request: &agentv1.ListBrowsersRequest{StartDefault: true, Engine: "webkit"}})
+	if got := reason(err); got != "INVALID_ARGUMENT" || !strings.Contains(err.Error(), "request.engine: must be chromium or firefox") {
+		t.Fatalf("engine webkit: %v (%s), want INVALID_ARGUMENT naming request.engine", err, got)
+	}
+	if added := tb.audit.records("g1")[recs:]; len(added) != 1 || added[0].GetReason() != "INVALID_ARGUMENT" {
+		t.Errorf("audit records %v, want one refusal", added)
+	}
+	for _, e := range []string{"chromium", "firefox", ""} {
+		// The fake agent has no ListBrowsers: a request that passed the check is answered UNIMPLEMENTED by it.
+		_, err := tb.ListBrowsers(ctx, &brokerv1.ListBrowsersRequest{SessionId: s, Request: &agentv1.ListBrowsersRequest{Engine: e}})
+		if got := reason(err); got == "INVALID_ARGUMENT" {
+			t.Errorf("engine %q refused: %v", e, err)
+		}
+	}
+}

@@ -77,19 +77,21 @@ func (ExtractKind) EnumDescriptor() ([]byte, []int) {
 	return file_glovebox_agent_v1_browser_proto_rawDescGZIP(), []int{0}
 }
 
-// Browser is a Chromium instance reached through its DevTools port.
+// Browser is a Chromium instance reached through its DevTools port, or a Firefox through its WebDriver BiDi port.
 type Browser struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// "chrome-<port>".
+	// "chrome-<port>" (Chromium) or "firefox-<port>" (Firefox).
 	BrowserId string `protobuf:"bytes,1,opt,name=browser_id,json=browserId,proto3" json:"browser_id,omitempty"`
 	Port      int32  `protobuf:"varint,2,opt,name=port,proto3" json:"port,omitempty"`
-	// Product and version ("Chrome/120.0.6099.224").
+	// Product and version ("Chrome/120.0.6099.224", "Firefox/153.8.0").
 	Version  string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
 	TabCount int32  `protobuf:"varint,4,opt,name=tab_count,json=tabCount,proto3" json:"tab_count,omitempty"`
-	// Whether this is the agent's default workspace browser (the only one it may start).
+	// Whether this is the agent's default workspace browser of its engine (the only one it may start).
 	DefaultWorkspace bool `protobuf:"varint,5,opt,name=default_workspace,json=defaultWorkspace,proto3" json:"default_workspace,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The engine: "chromium" (driven over CDP) or "firefox" (driven over WebDriver BiDi).
+	Engine        string `protobuf:"bytes,6,opt,name=engine,proto3" json:"engine,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Browser) Reset() {
@@ -157,16 +159,24 @@ func (x *Browser) GetDefaultWorkspace() bool {
 	return false
 }
 
+func (x *Browser) GetEngine() string {
+	if x != nil {
+		return x.Engine
+	}
+	return ""
+}
+
 // Tab is a page target of a browser.
 type Tab struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	BrowserId string                 `protobuf:"bytes,1,opt,name=browser_id,json=browserId,proto3" json:"browser_id,omitempty"`
-	// The CDP target id: stable for the tab's life.
+	// The CDP target id (Chromium) or the top-level browsing context id (Firefox): stable for the tab's life.
 	TabId string `protobuf:"bytes,2,opt,name=tab_id,json=tabId,proto3" json:"tab_id,omitempty"`
 	// Untrusted: text from the guest.
 	Url   string `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
 	Title string `protobuf:"bytes,4,opt,name=title,proto3" json:"title,omitempty"`
-	// Whether it is the browser's active (front) tab.
+	// Whether it is the browser's active (front) tab (Chromium: the most recently active one; Firefox: a tab whose
+	// page is visible, the front tab of each window).
 	Active        bool `protobuf:"varint,5,opt,name=active,proto3" json:"active,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -293,8 +303,11 @@ func (x *TabRef) GetTabId() string {
 // ListBrowsersRequest asks for the browsers.
 type ListBrowsersRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Start the default workspace browser when it is not running (a mutation for the broker).
-	StartDefault  bool `protobuf:"varint,1,opt,name=start_default,json=startDefault,proto3" json:"start_default,omitempty"`
+	// Start the default workspace browser of `engine` when it is not running (a mutation for the broker).
+	StartDefault bool `protobuf:"varint,1,opt,name=start_default,json=startDefault,proto3" json:"start_default,omitempty"`
+	// The engine start_default starts: "chromium" (empty means chromium) or "firefox"; anything else is
+	// INVALID_ARGUMENT naming `engine`. Listing is not filtered by it: both engines' browsers are listed.
+	Engine        string `protobuf:"bytes,2,opt,name=engine,proto3" json:"engine,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -334,6 +347,13 @@ func (x *ListBrowsersRequest) GetStartDefault() bool {
 		return x.StartDefault
 	}
 	return false
+}
+
+func (x *ListBrowsersRequest) GetEngine() string {
+	if x != nil {
+		return x.Engine
+	}
+	return ""
 }
 
 // ListBrowsersResponse lists them.
@@ -831,10 +851,15 @@ func (x *ConsoleMessage) GetTimestampUs() int64 {
 
 // ExtractResponse carries the content. Untrusted: text from the guest.
 type ExtractResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Content       string                 `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
-	Console       []*ConsoleMessage      `protobuf:"bytes,2,rep,name=console,proto3" json:"console,omitempty"`
-	Truncated     bool                   `protobuf:"varint,3,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Content   string                 `protobuf:"bytes,1,opt,name=content,proto3" json:"content,omitempty"`
+	Console   []*ConsoleMessage      `protobuf:"bytes,2,rep,name=console,proto3" json:"console,omitempty"`
+	Truncated bool                   `protobuf:"varint,3,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// EXTRACT_KIND_A11Y only: the tree is a DOM-derived approximation, not read from the engine's accessibility tree.
+	// True on Firefox: Glovebox's page script computes roles and names from the DOM (HTML-AAM, accname) with
+	// Chromium's role names, and Firefox's own accessibility tree may differ. False on Chromium, where the same script
+	// is tested against Chromium's accessibility tree.
+	DomDerived    bool `protobuf:"varint,4,opt,name=dom_derived,json=domDerived,proto3" json:"dom_derived,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -886,6 +911,13 @@ func (x *ExtractResponse) GetConsole() []*ConsoleMessage {
 func (x *ExtractResponse) GetTruncated() bool {
 	if x != nil {
 		return x.Truncated
+	}
+	return false
+}
+
+func (x *ExtractResponse) GetDomDerived() bool {
+	if x != nil {
+		return x.DomDerived
 	}
 	return false
 }
@@ -1020,14 +1052,15 @@ var File_glovebox_agent_v1_browser_proto protoreflect.FileDescriptor
 
 const file_glovebox_agent_v1_browser_proto_rawDesc = "" +
 	"\n" +
-	"\x1fglovebox/agent/v1/browser.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\x1a glovebox/agent/v1/snapshot.proto\"\xa0\x01\n" +
+	"\x1fglovebox/agent/v1/browser.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\x1a glovebox/agent/v1/snapshot.proto\"\xb8\x01\n" +
 	"\aBrowser\x12\x1d\n" +
 	"\n" +
 	"browser_id\x18\x01 \x01(\tR\tbrowserId\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\x05R\x04port\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\tR\aversion\x12\x1b\n" +
 	"\ttab_count\x18\x04 \x01(\x05R\btabCount\x12+\n" +
-	"\x11default_workspace\x18\x05 \x01(\bR\x10defaultWorkspace\"{\n" +
+	"\x11default_workspace\x18\x05 \x01(\bR\x10defaultWorkspace\x12\x16\n" +
+	"\x06engine\x18\x06 \x01(\tR\x06engine\"{\n" +
 	"\x03Tab\x12\x1d\n" +
 	"\n" +
 	"browser_id\x18\x01 \x01(\tR\tbrowserId\x12\x15\n" +
@@ -1038,9 +1071,10 @@ const file_glovebox_agent_v1_browser_proto_rawDesc = "" +
 	"\x06TabRef\x12\x1d\n" +
 	"\n" +
 	"browser_id\x18\x01 \x01(\tR\tbrowserId\x12\x15\n" +
-	"\x06tab_id\x18\x02 \x01(\tR\x05tabId\":\n" +
+	"\x06tab_id\x18\x02 \x01(\tR\x05tabId\"R\n" +
 	"\x13ListBrowsersRequest\x12#\n" +
-	"\rstart_default\x18\x01 \x01(\bR\fstartDefault\"\xed\x01\n" +
+	"\rstart_default\x18\x01 \x01(\bR\fstartDefault\x12\x16\n" +
+	"\x06engine\x18\x02 \x01(\tR\x06engine\"\xed\x01\n" +
 	"\x14ListBrowsersResponse\x126\n" +
 	"\bbrowsers\x18\x01 \x03(\v2\x1a.glovebox.agent.v1.BrowserR\bbrowsers\x121\n" +
 	"\x06effect\x18\x02 \x01(\x0e2\x19.glovebox.agent.v1.EffectR\x06effect\x127\n" +
@@ -1070,11 +1104,13 @@ const file_glovebox_agent_v1_browser_proto_rawDesc = "" +
 	"\x0eConsoleMessage\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12!\n" +
-	"\ftimestamp_us\x18\x03 \x01(\x03R\vtimestampUs\"\x86\x01\n" +
+	"\ftimestamp_us\x18\x03 \x01(\x03R\vtimestampUs\"\xa7\x01\n" +
 	"\x0fExtractResponse\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12;\n" +
 	"\aconsole\x18\x02 \x03(\v2!.glovebox.agent.v1.ConsoleMessageR\aconsole\x12\x1c\n" +
-	"\ttruncated\x18\x03 \x01(\bR\ttruncated\"\xca\x01\n" +
+	"\ttruncated\x18\x03 \x01(\bR\ttruncated\x12\x1f\n" +
+	"\vdom_derived\x18\x04 \x01(\bR\n" +
+	"domDerived\"\xca\x01\n" +
 	"\x11CaptureTabRequest\x12+\n" +
 	"\x03tab\x18\x01 \x01(\v2\x19.glovebox.agent.v1.TabRefR\x03tab\x12\x1b\n" +
 	"\tfull_page\x18\x02 \x01(\bR\bfullPage\x126\n" +

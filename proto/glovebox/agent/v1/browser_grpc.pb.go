@@ -31,12 +31,15 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// BrowserService finds the Chromium browsers of the guest by their DevTools port and reads their tabs. Page actions
-// are in ActService.Act (navigate, page_click, fill, ...). Errors: CAPABILITY_UNAVAILABLE when no browser can be
-// found or started; NOT_FOUND for a browser_id or tab_id discovery does not know.
+// BrowserService finds the browsers of the guest and reads their tabs: Chromium by its DevTools port (browser_id
+// "chrome-<port>", driven over CDP) and Firefox by its remote agent port ("firefox-<port>", driven over WebDriver
+// BiDi), one engine per browser. Page actions are in ActService.Act (navigate, page_click, fill, ...). Errors:
+// CAPABILITY_UNAVAILABLE when no browser can be found or started; NOT_FOUND for a browser_id or tab_id discovery
+// does not know; UNSUPPORTED_ACTION naming the engine for what one engine cannot do.
 type BrowserServiceClient interface {
-	// ListBrowsers lists the browsers found on the configured DevTools ports and on the ports named on running
-	// browsers' command lines. With start_default, the default workspace browser is started first when absent.
+	// ListBrowsers lists the browsers of both engines found on the configured ports and on the ports named on
+	// running browsers' command lines. With start_default, the default workspace browser of `engine` is started
+	// first when absent; an unknown engine is INVALID_ARGUMENT naming `engine`.
 	ListBrowsers(ctx context.Context, in *ListBrowsersRequest, opts ...grpc.CallOption) (*ListBrowsersResponse, error)
 	// GetBrowser finds a browser by browser_id, or the tab showing a URL. A URL matching several tabs fails with
 	// TARGET_AMBIGUOUS and the candidates ("chrome-9222/<tab_id>", comma-separated) in ErrorInfo.metadata["candidates"].
@@ -124,12 +127,15 @@ func (c *browserServiceClient) CaptureTab(ctx context.Context, in *CaptureTabReq
 // All implementations must embed UnimplementedBrowserServiceServer
 // for forward compatibility.
 //
-// BrowserService finds the Chromium browsers of the guest by their DevTools port and reads their tabs. Page actions
-// are in ActService.Act (navigate, page_click, fill, ...). Errors: CAPABILITY_UNAVAILABLE when no browser can be
-// found or started; NOT_FOUND for a browser_id or tab_id discovery does not know.
+// BrowserService finds the browsers of the guest and reads their tabs: Chromium by its DevTools port (browser_id
+// "chrome-<port>", driven over CDP) and Firefox by its remote agent port ("firefox-<port>", driven over WebDriver
+// BiDi), one engine per browser. Page actions are in ActService.Act (navigate, page_click, fill, ...). Errors:
+// CAPABILITY_UNAVAILABLE when no browser can be found or started; NOT_FOUND for a browser_id or tab_id discovery
+// does not know; UNSUPPORTED_ACTION naming the engine for what one engine cannot do.
 type BrowserServiceServer interface {
-	// ListBrowsers lists the browsers found on the configured DevTools ports and on the ports named on running
-	// browsers' command lines. With start_default, the default workspace browser is started first when absent.
+	// ListBrowsers lists the browsers of both engines found on the configured ports and on the ports named on
+	// running browsers' command lines. With start_default, the default workspace browser of `engine` is started
+	// first when absent; an unknown engine is INVALID_ARGUMENT naming `engine`.
 	ListBrowsers(context.Context, *ListBrowsersRequest) (*ListBrowsersResponse, error)
 	// GetBrowser finds a browser by browser_id, or the tab showing a URL. A URL matching several tabs fails with
 	// TARGET_AMBIGUOUS and the candidates ("chrome-9222/<tab_id>", comma-separated) in ErrorInfo.metadata["candidates"].

@@ -15,7 +15,7 @@ from glovebox.agent.v1 import common_pb2 as glovebox_dot_agent_dot_v1_dot_common
 from glovebox.agent.v1 import snapshot_pb2 as glovebox_dot_agent_dot_v1_dot_snapshot__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fglovebox/agent/v1/browser.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\x1a glovebox/agent/v1/snapshot.proto\"\xa0\x01\n\x07\x42rowser\x12\x1d\n\nbrowser_id\x18\x01 \x01(\tR\tbrowserId\x12\x12\n\x04port\x18\x02 \x01(\x05R\x04port\x12\x18\n\x07version\x18\x03 \x01(\tR\x07version\x12\x1b\n\ttab_count\x18\x04 \x01(\x05R\x08tabCount\x12+\n\x11\x64\x65\x66\x61ult_workspace\x18\x05 \x01(\x08R\x10\x64\x65\x66\x61ultWorkspace\"{\n\x03Tab\x12\x1d\n\nbrowser_id\x18\x01 \x01(\tR\tbrowserId\x12\x15\n\x06tab_id\x18\x02 \x01(\tR\x05tabId\x12\x10\n\x03url\x18\x03 \x01(\tR\x03url\x12\x14\n\x05title\x18\x04 \x01(\tR\x05title\x12\x16\n\x06\x61\x63tive\x18\x05 \x01(\x08R\x06\x61\x63tive\">\n\x06TabRef\x12\x1d\n\nbrowser_id\x18\x01 \x01(\tR\tbrowserId\x12\x15\n\x06tab_id\x18\x02 \x01(\tR\x05tabId\":\n\x13ListBrowsersRequest\x12#\n\rstart_default\x18\x01 \x01(\x08R\x0cstartDefault\"\xed\x01\n\x14ListBrowsersResponse\x12\x36\n\x08\x62rowsers\x18\x01 \x03(\x0b\x32\x1a.glovebox.agent.v1.BrowserR\x08\x62rowsers\x12\x31\n\x06\x65\x66\x66\x65\x63t\x18\x02 \x01(\x0e\x32\x19.glovebox.agent.v1.EffectR\x06\x65\x66\x66\x65\x63t\x12\x37\n\x06target\x18\x03 \x01(\x0b\x32\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12\x31\n\x06timing\x18\x04 \x01(\x0b\x32\x19.glovebox.agent.v1.TimingR\x06timing\"D\n\x11GetBrowserRequest\x12\x1d\n\nbrowser_id\x18\x01 \x01(\tR\tbrowserId\x12\x10\n\x03url\x18\x02 \x01(\tR\x03url\"t\n\x12GetBrowserResponse\x12\x34\n\x07\x62rowser\x18\x01 \x01(\x0b\x32\x1a.glovebox.agent.v1.BrowserR\x07\x62rowser\x12(\n\x03tab\x18\x02 \x01(\x0b\x32\x16.glovebox.agent.v1.TabR\x03tab\"0\n\x0fListTabsRequest\x12\x1d\n\nbrowser_id\x18\x01 \x01(\tR\tbrowserId\">\n\x10ListTabsResponse\x12*\n\x04tabs\x18\x01 \x03(\x0b\x32\x16.glovebox.agent.v1.TabR\x04tabs\"\x7f\n\x12SnapshotTabRequest\x12+\n\x03tab\x18\x01 \x01(\x0b\x32\x19.glovebox.agent.v1.TabRefR\x03tab\x12<\n\x07options\x18\x02 \x01(\x0b\x32\".glovebox.agent.v1.SnapshotOptionsR\x07options\"N\n\x13SnapshotTabResponse\x12\x37\n\x08snapshot\x18\x01 \x01(\x0b\x32\x1b.glovebox.agent.v1.SnapshotR\x08snapshot\"\x8e\x01\n\x0e\x45xtractRequest\x12+\n\x03tab\x18\x01 \x01(\x0b\x32\x19.glovebox.agent.v1.TabRefR\x03tab\x12\x32\n\x04kind\x18\x02 \x01(\x0e\x32\x1e.glovebox.agent.v1.ExtractKindR\x04kind\x12\x1b\n\tmax_bytes\x18\x03 \x01(\x05R\x08maxBytes\"]\n\x0e\x43onsoleMessage\x12\x14\n\x05level\x18\x01 \x01(\tR\x05level\x12\x12\n\x04text\x18\x02 \x01(\tR\x04text\x12!\n\x0ctimestamp_us\x18\x03 \x01(\x03R\x0btimestampUs\"\x86\x01\n\x0f\x45xtractResponse\x12\x18\n\x07\x63ontent\x18\x01 \x01(\tR\x07\x63ontent\x12;\n\x07\x63onsole\x18\x02 \x03(\x0b\x32!.glovebox.agent.v1.ConsoleMessageR\x07\x63onsole\x12\x1c\n\ttruncated\x18\x03 \x01(\x08R\ttruncated\"\xca\x01\n\x11\x43\x61ptureTabRequest\x12+\n\x03tab\x18\x01 \x01(\x0b\x32\x19.glovebox.agent.v1.TabRefR\x03tab\x12\x1b\n\tfull_page\x18\x02 \x01(\x08R\x08\x66ullPage\x12\x36\n\x06\x66ormat\x18\x03 \x01(\x0e\x32\x1e.glovebox.agent.v1.ImageFormatR\x06\x66ormat\x12\x18\n\x07quality\x18\x04 \x01(\x05R\x07quality\x12\x19\n\x08max_edge\x18\x05 \x01(\x05R\x07maxEdge\"D\n\x12\x43\x61ptureTabResponse\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image*r\n\x0b\x45xtractKind\x12\x1c\n\x18\x45XTRACT_KIND_UNSPECIFIED\x10\x00\x12\x15\n\x11\x45XTRACT_KIND_A11Y\x10\x01\x12\x14\n\x10\x45XTRACT_KIND_DOM\x10\x02\x12\x18\n\x14\x45XTRACT_KIND_CONSOLE\x10\x03\x32\xac\x04\n\x0e\x42rowserService\x12_\n\x0cListBrowsers\x12&.glovebox.agent.v1.ListBrowsersRequest\x1a\'.glovebox.agent.v1.ListBrowsersResponse\x12Y\n\nGetBrowser\x12$.glovebox.agent.v1.GetBrowserRequest\x1a%.glovebox.agent.v1.GetBrowserResponse\x12S\n\x08ListTabs\x12\".glovebox.agent.v1.ListTabsRequest\x1a#.glovebox.agent.v1.ListTabsResponse\x12\\\n\x0bSnapshotTab\x12%.glovebox.agent.v1.SnapshotTabRequest\x1a&.glovebox.agent.v1.SnapshotTabResponse\x12P\n\x07\x45xtract\x12!.glovebox.agent.v1.ExtractRequest\x1a\".glovebox.agent.v1.ExtractResponse\x12Y\n\nCaptureTab\x12$.glovebox.agent.v1.CaptureTabRequest\x1a%.glovebox.agent.v1.CaptureTabResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fglovebox/agent/v1/browser.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\x1a glovebox/agent/v1/snapshot.proto\"\xb8\x01\n\x07\x42rowser\x12\x1d\n\nbrowser_id\x18\x01 \x01(\tR\tbrowserId\x12\x12\n\x04port\x18\x02 \x01(\x05R\x04port\x12\x18\n\x07version\x18\x03 \x01(\tR\x07version\x12\x1b\n\ttab_count\x18\x04 \x01(\x05R\x08tabCount\x12+\n\x11\x64\x65\x66\x61ult_workspace\x18\x05 \x01(\x08R\x10\x64\x65\x66\x61ultWorkspace\x12\x16\n\x06\x65ngine\x18\x06 \x01(\tR\x06\x65ngine\"{\n\x03Tab\x12\x1d\n\nbrowser_id\x18\x01 \x01(\tR\tbrowserId\x12\x15\n\x06tab_id\x18\x02 \x01(\tR\x05tabId\x12\x10\n\x03url\x18\x03 \x01(\tR\x03url\x12\x14\n\x05title\x18\x04 \x01(\tR\x05title\x12\x16\n\x06\x61\x63tive\x18\x05 \x01(\x08R\x06\x61\x63tive\">\n\x06TabRef\x12\x1d\n\nbrowser_id\x18\x01 \x01(\tR\tbrowserId\x12\x15\n\x06tab_id\x18\x02 \x01(\tR\x05tabId\"R\n\x13ListBrowsersRequest\x12#\n\rstart_default\x18\x01 \x01(\x08R\x0cstartDefault\x12\x16\n\x06\x65ngine\x18\x02 \x01(\tR\x06\x65ngine\"\xed\x01\n\x14ListBrowsersResponse\x12\x36\n\x08\x62rowsers\x18\x01 \x03(\x0b\x32\x1a.glovebox.agent.v1.BrowserR\x08\x62rowsers\x12\x31\n\x06\x65\x66\x66\x65\x63t\x18\x02 \x01(\x0e\x32\x19.glovebox.agent.v1.EffectR\x06\x65\x66\x66\x65\x63t\x12\x37\n\x06target\x18\x03 \x01(\x0b\x32\x1f.glovebox.agent.v1.FrozenTargetR\x06target\x12\x31\n\x06timing\x18\x04 \x01(\x0b\x32\x19.glovebox.agent.v1.TimingR\x06timing\"D\n\x11GetBrowserRequest\x12\x1d\n\nbrowser_id\x18\x01 \x01(\tR\tbrowserId\x12\x10\n\x03url\x18\x02 \x01(\tR\x03url\"t\n\x12GetBrowserResponse\x12\x34\n\x07\x62rowser\x18\x01 \x01(\x0b\x32\x1a.glovebox.agent.v1.BrowserR\x07\x62rowser\x12(\n\x03tab\x18\x02 \x01(\x0b\x32\x16.glovebox.agent.v1.TabR\x03tab\"0\n\x0fListTabsRequest\x12\x1d\n\nbrowser_id\x18\x01 \x01(\tR\tbrowserId\">\n\x10ListTabsResponse\x12*\n\x04tabs\x18\x01 \x03(\x0b\x32\x16.glovebox.agent.v1.TabR\x04tabs\"\x7f\n\x12SnapshotTabRequest\x12+\n\x03tab\x18\x01 \x01(\x0b\x32\x19.glovebox.agent.v1.TabRefR\x03tab\x12<\n\x07options\x18\x02 \x01(\x0b\x32\".glovebox.agent.v1.SnapshotOptionsR\x07options\"N\n\x13SnapshotTabResponse\x12\x37\n\x08snapshot\x18\x01 \x01(\x0b\x32\x1b.glovebox.agent.v1.SnapshotR\x08snapshot\"\x8e\x01\n\x0e\x45xtractRequest\x12+\n\x03tab\x18\x01 \x01(\x0b\x32\x19.glovebox.agent.v1.TabRefR\x03tab\x12\x32\n\x04kind\x18\x02 \x01(\x0e\x32\x1e.glovebox.agent.v1.ExtractKindR\x04kind\x12\x1b\n\tmax_bytes\x18\x03 \x01(\x05R\x08maxBytes\"]\n\x0e\x43onsoleMessage\x12\x14\n\x05level\x18\x01 \x01(\tR\x05level\x12\x12\n\x04text\x18\x02 \x01(\tR\x04text\x12!\n\x0ctimestamp_us\x18\x03 \x01(\x03R\x0btimestampUs\"\xa7\x01\n\x0f\x45xtractResponse\x12\x18\n\x07\x63ontent\x18\x01 \x01(\tR\x07\x63ontent\x12;\n\x07\x63onsole\x18\x02 \x03(\x0b\x32!.glovebox.agent.v1.ConsoleMessageR\x07\x63onsole\x12\x1c\n\ttruncated\x18\x03 \x01(\x08R\ttruncated\x12\x1f\n\x0b\x64om_derived\x18\x04 \x01(\x08R\ndomDerived\"\xca\x01\n\x11\x43\x61ptureTabRequest\x12+\n\x03tab\x18\x01 \x01(\x0b\x32\x19.glovebox.agent.v1.TabRefR\x03tab\x12\x1b\n\tfull_page\x18\x02 \x01(\x08R\x08\x66ullPage\x12\x36\n\x06\x66ormat\x18\x03 \x01(\x0e\x32\x1e.glovebox.agent.v1.ImageFormatR\x06\x66ormat\x12\x18\n\x07quality\x18\x04 \x01(\x05R\x07quality\x12\x19\n\x08max_edge\x18\x05 \x01(\x05R\x07maxEdge\"D\n\x12\x43\x61ptureTabResponse\x12.\n\x05image\x18\x01 \x01(\x0b\x32\x18.glovebox.agent.v1.ImageR\x05image*r\n\x0b\x45xtractKind\x12\x1c\n\x18\x45XTRACT_KIND_UNSPECIFIED\x10\x00\x12\x15\n\x11\x45XTRACT_KIND_A11Y\x10\x01\x12\x14\n\x10\x45XTRACT_KIND_DOM\x10\x02\x12\x18\n\x14\x45XTRACT_KIND_CONSOLE\x10\x03\x32\xac\x04\n\x0e\x42rowserService\x12_\n\x0cListBrowsers\x12&.glovebox.agent.v1.ListBrowsersRequest\x1a\'.glovebox.agent.v1.ListBrowsersResponse\x12Y\n\nGetBrowser\x12$.glovebox.agent.v1.GetBrowserRequest\x1a%.glovebox.agent.v1.GetBrowserResponse\x12S\n\x08ListTabs\x12\".glovebox.agent.v1.ListTabsRequest\x1a#.glovebox.agent.v1.ListTabsResponse\x12\\\n\x0bSnapshotTab\x12%.glovebox.agent.v1.SnapshotTabRequest\x1a&.glovebox.agent.v1.SnapshotTabResponse\x12P\n\x07\x45xtract\x12!.glovebox.agent.v1.ExtractRequest\x1a\".glovebox.agent.v1.ExtractResponse\x12Y\n\nCaptureTab\x12$.glovebox.agent.v1.CaptureTabRequest\x1a%.glovebox.agent.v1.CaptureTabResponseB.Z,glovebox.dev/proto/glovebox/agent/v1;agentv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'glovebox.agent.v1.browser_pb2', globals())
@@ -23,40 +23,40 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'Z,glovebox.dev/proto/glovebox/agent/v1;agentv1'
-  _EXTRACTKIND._serialized_start=1935
-  _EXTRACTKIND._serialized_end=2049
+  _EXTRACTKIND._serialized_start=2016
+  _EXTRACTKIND._serialized_end=2130
   _BROWSER._serialized_start=121
-  _BROWSER._serialized_end=281
-  _TAB._serialized_start=283
-  _TAB._serialized_end=406
-  _TABREF._serialized_start=408
-  _TABREF._serialized_end=470
-  _LISTBROWSERSREQUEST._serialized_start=472
-  _LISTBROWSERSREQUEST._serialized_end=530
-  _LISTBROWSERSRESPONSE._serialized_start=533
-  _LISTBROWSERSRESPONSE._serialized_end=770
-  _GETBROWSERREQUEST._serialized_start=772
-  _GETBROWSERREQUEST._serialized_end=840
-  _GETBROWSERRESPONSE._serialized_start=842
-  _GETBROWSERRESPONSE._serialized_end=958
-  _LISTTABSREQUEST._serialized_start=960
-  _LISTTABSREQUEST._serialized_end=1008
-  _LISTTABSRESPONSE._serialized_start=1010
-  _LISTTABSRESPONSE._serialized_end=1072
-  _SNAPSHOTTABREQUEST._serialized_start=1074
-  _SNAPSHOTTABREQUEST._serialized_end=1201
-  _SNAPSHOTTABRESPONSE._serialized_start=1203
-  _SNAPSHOTTABRESPONSE._serialized_end=1281
-  _EXTRACTREQUEST._serialized_start=1284
-  _EXTRACTREQUEST._serialized_end=1426
-  _CONSOLEMESSAGE._serialized_start=1428
-  _CONSOLEMESSAGE._serialized_end=1521
-  _EXTRACTRESPONSE._serialized_start=1524
-  _EXTRACTRESPONSE._serialized_end=1658
-  _CAPTURETABREQUEST._serialized_start=1661
-  _CAPTURETABREQUEST._serialized_end=1863
-  _CAPTURETABRESPONSE._serialized_start=1865
-  _CAPTURETABRESPONSE._serialized_end=1933
-  _BROWSERSERVICE._serialized_start=2052
-  _BROWSERSERVICE._serialized_end=2608
+  _BROWSER._serialized_end=305
+  _TAB._serialized_start=307
+  _TAB._serialized_end=430
+  _TABREF._serialized_start=432
+  _TABREF._serialized_end=494
+  _LISTBROWSERSREQUEST._serialized_start=496
+  _LISTBROWSERSREQUEST._serialized_end=578
+  _LISTBROWSERSRESPONSE._serialized_start=581
+  _LISTBROWSERSRESPONSE._serialized_end=818
+  _GETBROWSERREQUEST._serialized_start=820
+  _GETBROWSERREQUEST._serialized_end=888
+  _GETBROWSERRESPONSE._serialized_start=890
+  _GETBROWSERRESPONSE._serialized_end=1006
+  _LISTTABSREQUEST._serialized_start=1008
+  _LISTTABSREQUEST._serialized_end=1056
+  _LISTTABSRESPONSE._serialized_start=1058
+  _LISTTABSRESPONSE._serialized_end=1120
+  _SNAPSHOTTABREQUEST._serialized_start=1122
+  _SNAPSHOTTABREQUEST._serialized_end=1249
+  _SNAPSHOTTABRESPONSE._serialized_start=1251
+  _SNAPSHOTTABRESPONSE._serialized_end=1329
+  _EXTRACTREQUEST._serialized_start=1332
+  _EXTRACTREQUEST._serialized_end=1474
+  _CONSOLEMESSAGE._serialized_start=1476
+  _CONSOLEMESSAGE._serialized_end=1569
+  _EXTRACTRESPONSE._serialized_start=1572
+  _EXTRACTRESPONSE._serialized_end=1739
+  _CAPTURETABREQUEST._serialized_start=1742
+  _CAPTURETABREQUEST._serialized_end=1944
+  _CAPTURETABRESPONSE._serialized_start=1946
+  _CAPTURETABRESPONSE._serialized_end=2014
+  _BROWSERSERVICE._serialized_start=2133
+  _BROWSERSERVICE._serialized_end=2689
 # @@protoc_insertion_point(module_scope)

@@ -13,18 +13,20 @@ EXTRACT_KIND_DOM: ExtractKind
 EXTRACT_KIND_UNSPECIFIED: ExtractKind
 
 class Browser(_message.Message):
-    __slots__ = ["browser_id", "default_workspace", "port", "tab_count", "version"]
+    __slots__ = ["browser_id", "default_workspace", "engine", "port", "tab_count", "version"]
     BROWSER_ID_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_WORKSPACE_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_FIELD_NUMBER: _ClassVar[int]
     PORT_FIELD_NUMBER: _ClassVar[int]
     TAB_COUNT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     browser_id: str
     default_workspace: bool
+    engine: str
     port: int
     tab_count: int
     version: str
-    def __init__(self, browser_id: _Optional[str] = ..., port: _Optional[int] = ..., version: _Optional[str] = ..., tab_count: _Optional[int] = ..., default_workspace: bool = ...) -> None: ...
+    def __init__(self, browser_id: _Optional[str] = ..., port: _Optional[int] = ..., version: _Optional[str] = ..., tab_count: _Optional[int] = ..., default_workspace: bool = ..., engine: _Optional[str] = ...) -> None: ...
 
 class CaptureTabRequest(_message.Message):
     __slots__ = ["format", "full_page", "max_edge", "quality", "tab"]
@@ -67,14 +69,16 @@ class ExtractRequest(_message.Message):
     def __init__(self, tab: _Optional[_Union[TabRef, _Mapping]] = ..., kind: _Optional[_Union[ExtractKind, str]] = ..., max_bytes: _Optional[int] = ...) -> None: ...
 
 class ExtractResponse(_message.Message):
-    __slots__ = ["console", "content", "truncated"]
+    __slots__ = ["console", "content", "dom_derived", "truncated"]
     CONSOLE_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
+    DOM_DERIVED_FIELD_NUMBER: _ClassVar[int]
     TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     console: _containers.RepeatedCompositeFieldContainer[ConsoleMessage]
     content: str
+    dom_derived: bool
     truncated: bool
-    def __init__(self, content: _Optional[str] = ..., console: _Optional[_Iterable[_Union[ConsoleMessage, _Mapping]]] = ..., truncated: bool = ...) -> None: ...
+    def __init__(self, content: _Optional[str] = ..., console: _Optional[_Iterable[_Union[ConsoleMessage, _Mapping]]] = ..., truncated: bool = ..., dom_derived: bool = ...) -> None: ...
 
 class GetBrowserRequest(_message.Message):
     __slots__ = ["browser_id", "url"]
@@ -93,10 +97,12 @@ class GetBrowserResponse(_message.Message):
     def __init__(self, browser: _Optional[_Union[Browser, _Mapping]] = ..., tab: _Optional[_Union[Tab, _Mapping]] = ...) -> None: ...
 
 class ListBrowsersRequest(_message.Message):
-    __slots__ = ["start_default"]
+    __slots__ = ["engine", "start_default"]
+    ENGINE_FIELD_NUMBER: _ClassVar[int]
     START_DEFAULT_FIELD_NUMBER: _ClassVar[int]
+    engine: str
     start_default: bool
-    def __init__(self, start_default: bool = ...) -> None: ...
+    def __init__(self, start_default: bool = ..., engine: _Optional[str] = ...) -> None: ...
 
 class ListBrowsersResponse(_message.Message):
     __slots__ = ["browsers", "effect", "target", "timing"]

@@ -6,9 +6,11 @@ from glovebox.agent.v1 import browser_pb2 as glovebox_dot_agent_dot_v1_dot_brows
 
 
 class BrowserServiceStub(object):
-    """BrowserService finds the Chromium browsers of the guest by their DevTools port and reads their tabs. Page actions
-    are in ActService.Act (navigate, page_click, fill, ...). Errors: CAPABILITY_UNAVAILABLE when no browser can be
-    found or started; NOT_FOUND for a browser_id or tab_id discovery does not know.
+    """BrowserService finds the browsers of the guest and reads their tabs: Chromium by its DevTools port (browser_id
+    "chrome-<port>", driven over CDP) and Firefox by its remote agent port ("firefox-<port>", driven over WebDriver
+    BiDi), one engine per browser. Page actions are in ActService.Act (navigate, page_click, fill, ...). Errors:
+    CAPABILITY_UNAVAILABLE when no browser can be found or started; NOT_FOUND for a browser_id or tab_id discovery
+    does not know; UNSUPPORTED_ACTION naming the engine for what one engine cannot do.
     """
 
     def __init__(self, channel):
@@ -50,14 +52,17 @@ class BrowserServiceStub(object):
 
 
 class BrowserServiceServicer(object):
-    """BrowserService finds the Chromium browsers of the guest by their DevTools port and reads their tabs. Page actions
-    are in ActService.Act (navigate, page_click, fill, ...). Errors: CAPABILITY_UNAVAILABLE when no browser can be
-    found or started; NOT_FOUND for a browser_id or tab_id discovery does not know.
+    """BrowserService finds the browsers of the guest and reads their tabs: Chromium by its DevTools port (browser_id
+    "chrome-<port>", driven over CDP) and Firefox by its remote agent port ("firefox-<port>", driven over WebDriver
+    BiDi), one engine per browser. Page actions are in ActService.Act (navigate, page_click, fill, ...). Errors:
+    CAPABILITY_UNAVAILABLE when no browser can be found or started; NOT_FOUND for a browser_id or tab_id discovery
+    does not know; UNSUPPORTED_ACTION naming the engine for what one engine cannot do.
     """
 
     def ListBrowsers(self, request, context):
-        """ListBrowsers lists the browsers found on the configured DevTools ports and on the ports named on running
-        browsers' command lines. With start_default, the default workspace browser is started first when absent.
+        """ListBrowsers lists the browsers of both engines found on the configured ports and on the ports named on
+        running browsers' command lines. With start_default, the default workspace browser of `engine` is started
+        first when absent; an unknown engine is INVALID_ARGUMENT naming `engine`.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -141,9 +146,11 @@ def add_BrowserServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class BrowserService(object):
-    """BrowserService finds the Chromium browsers of the guest by their DevTools port and reads their tabs. Page actions
-    are in ActService.Act (navigate, page_click, fill, ...). Errors: CAPABILITY_UNAVAILABLE when no browser can be
-    found or started; NOT_FOUND for a browser_id or tab_id discovery does not know.
+    """BrowserService finds the browsers of the guest and reads their tabs: Chromium by its DevTools port (browser_id
+    "chrome-<port>", driven over CDP) and Firefox by its remote agent port ("firefox-<port>", driven over WebDriver
+    BiDi), one engine per browser. Page actions are in ActService.Act (navigate, page_click, fill, ...). Errors:
+    CAPABILITY_UNAVAILABLE when no browser can be found or started; NOT_FOUND for a browser_id or tab_id discovery
+    does not know; UNSUPPORTED_ACTION naming the engine for what one engine cannot do.
     """
 
     @staticmethod

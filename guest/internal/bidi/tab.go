@@ -1,0 +1,118 @@
+package bidi
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"glovebox.dev/guest/internal/browser"
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
+)
+
+// Tab limits.
+const (
+	// maxConsole bounds the console messages buffered per tab; the oldest go first.
+	maxConsole = 1000
+	// maxConsoleText bounds one console message's text.
+	maxConsoleText = 4096
+)
+
+// tab is our state of one top-level browsing context: its snapshots' refs, console messages, and the waiters for
+// whether it closed. Nothing here ever acts on another tab.
+type tab struct {
+	f    *instance
+	id   string
+	refs browser.Refs
+
+	mu   sync.Mutex
+	gone bool
+	// closed is closed when the tab's context is destroyed: an action waiting on the tab stops waiting.
+	closed  chan struct{}
+	console []*agentv1.ConsoleMessage
+}
+
+func newTab(f *instance, id string) *tab {
+	return &tab{f: f, id: id, closed: make(chan struct{})}
+}
+
+func (t *tab) alive() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.gone && t.f.conn.alive()
+}
+
+func (t *tab) key() tabKey { return tabKey{t.f.port, t.id} }
+
+// name is the tab in messages and in the snapshot owner table.
+func (t *tab) name() string { return t.f.id() + "/" + t.id }
+
+// goneErr is the error of an action that was waiting on the tab when it closed.
+func (t *tab) goneErr(what string) error {
+	return fmt.Errorf("%s: tab %s of %s closed: %w", what, t.id, t.f.id(), errdefs.ErrTargetGone)
+}
+
+// event handles one of the tab's events on the connection's reader goroutine: it must not call the browser.
+func (t *tab) event(method string, params json.RawMessage) {
+	switch method {
+	case "browsingContext.contextDestroyed":
+		t.mu.Lock()
+		if !t.gone {
+			t.gone = true
+			close(t.closed)
+		}
+		t.mu.Unlock()
+		return
+	case "log.entryAdded":
+		var ev struct {
+			Type      string  `json:"type"`
+			Method    string  `json:"method"`
+			Level     string  `json:"level"`
+			Text      string  `json:"text"`
+			Timestamp float64 `json:"timestamp"`
+		}
+		if json.Unmarshal(params, &ev) != nil {
+			return
+		}
+		level := ev.Level
+		if ev.Type == "console" && ev.Method != "" {
+			// console.log is level "info" in BiDi; the console method is what CDP and callers name.
+			level = ev.Method
+		}
+		if level == "warn" {
+			level = "warning"
+		}
+		t.log(level, ev.Text, ev.Timestamp)
+		return
+	case "browsingContext.navigationStarted", "browsingContext.domContentLoaded", "browsingContext.load":
+		// A new document (also one the page's own script or a link loads): every snapshot of the tab is stale.
+		t.refs.Navigated()
+	}
+}
+
+// log buffers a console message (bounded; the oldest is dropped first).
+func (t *tab) log(level, text string, ms float64) {
+	if len(text) > maxConsoleText {
+		text = browser.CutUTF8(text, maxConsoleText)
+	}
+	m := &agentv1.ConsoleMessage{Level: level, Text: text, TimestampUs: int64(ms * 1000)}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.console) >= maxConsole {
+		copy(t.console, t.console[1:])
+		t.console = t.console[:maxConsole-1]
+	}
+	t.console = append(t.console, m)
+}
+
+// consoleMessages copies the buffered console messages.
+func (t *tab) consoleMessages() []*agentv1.ConsoleMessage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]*agentv1.ConsoleMessage(nil), t.console...)
+}
+
+// node resolves a ref of this tab to its element's index in the page's list.
+func (t *tab) node(r *agentv1.ElementRef) (int, error) {
+	return t.refs.Resolve(r, t.name(), t.f.b.snaps)
+}
