@@ -6,8 +6,8 @@ import (
 
 	"glovebox.dev/guest/internal/bidi"
 	"glovebox.dev/guest/internal/browser"
-	"glovebox.dev/guest/internal/files"
 	"glovebox.dev/guest/internal/engines"
+	"glovebox.dev/guest/internal/files"
 	"glovebox.dev/guest/internal/server"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 )
