@@ -13,13 +13,13 @@ import type { Snapshot, SnapshotOptions } from "./snapshot_pb.js";
 export declare const file_glovebox_agent_v1_browser: GenFile;
 
 /**
- * Browser is a Chromium instance reached through its DevTools port.
+ * Browser is a Chromium instance reached through its DevTools port, or a Firefox through its WebDriver BiDi port.
  *
  * @generated from message glovebox.agent.v1.Browser
  */
 export declare type Browser = Message<"glovebox.agent.v1.Browser"> & {
   /**
-   * "chrome-<port>".
+   * "chrome-<port>" (Chromium) or "firefox-<port>" (Firefox).
    *
    * @generated from field: string browser_id = 1;
    */
@@ -31,7 +31,7 @@ export declare type Browser = Message<"glovebox.agent.v1.Browser"> & {
   port: number;
 
   /**
-   * Product and version ("Chrome/120.0.6099.224").
+   * Product and version ("Chrome/120.0.6099.224", "Firefox/153.8.0").
    *
    * @generated from field: string version = 3;
    */
@@ -43,11 +43,18 @@ export declare type Browser = Message<"glovebox.agent.v1.Browser"> & {
   tabCount: number;
 
   /**
-   * Whether this is the agent's default workspace browser (the only one it may start).
+   * Whether this is the agent's default workspace browser of its engine (the only one it may start).
    *
    * @generated from field: bool default_workspace = 5;
    */
   defaultWorkspace: boolean;
+
+  /**
+   * The engine: "chromium" (driven over CDP) or "firefox" (driven over WebDriver BiDi).
+   *
+   * @generated from field: string engine = 6;
+   */
+  engine: string;
 };
 
 /**
@@ -68,7 +75,7 @@ export declare type Tab = Message<"glovebox.agent.v1.Tab"> & {
   browserId: string;
 
   /**
-   * The CDP target id: stable for the tab's life.
+   * The CDP target id (Chromium) or the top-level browsing context id (Firefox): stable for the tab's life.
    *
    * @generated from field: string tab_id = 2;
    */
@@ -87,7 +94,8 @@ export declare type Tab = Message<"glovebox.agent.v1.Tab"> & {
   title: string;
 
   /**
-   * Whether it is the browser's active (front) tab.
+   * Whether it is the browser's active (front) tab (Chromium: the most recently active one; Firefox: a tab whose
+   * page is visible, the front tab of each window).
    *
    * @generated from field: bool active = 5;
    */
@@ -130,11 +138,19 @@ export declare const TabRefSchema: GenMessage<TabRef>;
  */
 export declare type ListBrowsersRequest = Message<"glovebox.agent.v1.ListBrowsersRequest"> & {
   /**
-   * Start the default workspace browser when it is not running (a mutation for the broker).
+   * Start the default workspace browser of `engine` when it is not running (a mutation for the broker).
    *
    * @generated from field: bool start_default = 1;
    */
   startDefault: boolean;
+
+  /**
+   * The engine start_default starts: "chromium" (empty means chromium) or "firefox"; anything else is
+   * INVALID_ARGUMENT naming `engine`. Listing is not filtered by it: both engines' browsers are listed.
+   *
+   * @generated from field: string engine = 2;
+   */
+  engine: string;
 };
 
 /**
@@ -390,6 +406,16 @@ export declare type ExtractResponse = Message<"glovebox.agent.v1.ExtractResponse
    * @generated from field: bool truncated = 3;
    */
   truncated: boolean;
+
+  /**
+   * EXTRACT_KIND_A11Y only: the tree is a DOM-derived approximation, not read from the engine's accessibility tree.
+   * True on Firefox: Glovebox's page script computes roles and names from the DOM (HTML-AAM, accname) with
+   * Chromium's role names, and Firefox's own accessibility tree may differ. False on Chromium, where the same script
+   * is tested against Chromium's accessibility tree.
+   *
+   * @generated from field: bool dom_derived = 4;
+   */
+  domDerived: boolean;
 };
 
 /**
@@ -501,16 +527,19 @@ export enum ExtractKind {
 export declare const ExtractKindSchema: GenEnum<ExtractKind>;
 
 /**
- * BrowserService finds the Chromium browsers of the guest by their DevTools port and reads their tabs. Page actions
- * are in ActService.Act (navigate, page_click, fill, ...). Errors: CAPABILITY_UNAVAILABLE when no browser can be
- * found or started; NOT_FOUND for a browser_id or tab_id discovery does not know.
+ * BrowserService finds the browsers of the guest and reads their tabs: Chromium by its DevTools port (browser_id
+ * "chrome-<port>", driven over CDP) and Firefox by its remote agent port ("firefox-<port>", driven over WebDriver
+ * BiDi), one engine per browser. Page actions are in ActService.Act (navigate, page_click, fill, ...). Errors:
+ * CAPABILITY_UNAVAILABLE when no browser can be found or started; NOT_FOUND for a browser_id or tab_id discovery
+ * does not know; UNSUPPORTED_ACTION naming the engine for what one engine cannot do.
  *
  * @generated from service glovebox.agent.v1.BrowserService
  */
 export declare const BrowserService: GenService<{
   /**
-   * ListBrowsers lists the browsers found on the configured DevTools ports and on the ports named on running
-   * browsers' command lines. With start_default, the default workspace browser is started first when absent.
+   * ListBrowsers lists the browsers of both engines found on the configured ports and on the ports named on
+   * running browsers' command lines. With start_default, the default workspace browser of `engine` is started
+   * first when absent; an unknown engine is INVALID_ARGUMENT naming `engine`.
    *
    * @generated from rpc glovebox.agent.v1.BrowserService.ListBrowsers
    */
