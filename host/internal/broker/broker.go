@@ -20,6 +20,7 @@ import (
 	"glovebox.dev/host/internal/guestconn"
 	"glovebox.dev/host/internal/metrics"
 	"glovebox.dev/host/internal/policy"
+	"glovebox.dev/host/internal/recording"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/errdefs"
 )
@@ -84,6 +85,8 @@ type Broker struct {
 	gates       policy.Gates
 	now         func() time.Time
 	timeout     time.Duration
+	// recs is the recordings store, nil when the policy records nothing.
+	recs *recording.Store
 
 	mu       sync.Mutex
 	guests   map[string]*guest
@@ -122,6 +125,10 @@ func New(o Options) (*Broker, error) {
 			return nil, fmt.Errorf("request_id index: %w", err)
 		}
 	}
+	var err error
+	if b.recs, err = openRecordings(o.Config); err != nil {
+		return nil, err
+	}
 	for _, g := range o.Config.Guests {
 		if _, err := b.addGuest(g, "config"); err != nil {
 			b.Close(context.Background())
@@ -153,6 +160,11 @@ func (b *Broker) Close(ctx context.Context) {
 	b.reaperWG.Wait()
 	b.closeSessions(ctx, open, brokerv1.CloseReason_CLOSE_REASON_BROKER_SHUTDOWN)
 	for _, g := range guests {
+		g.mu.Lock()
+		r := g.humanRec
+		g.humanRec = nil
+		g.mu.Unlock()
+		b.seal(ctx, g, r)
 		g.close(b.metrics)
 	}
 }

@@ -50,6 +50,8 @@ type call struct {
 	retry    *retry
 	response proto.Message
 	replayed bool
+	// resp is the guest's answer, for the call's recording step.
+	resp proto.Message
 }
 
 // begin looks up the caller's open session for a computer request.
@@ -253,6 +255,7 @@ func (b *Broker) mutateOnce(ctx context.Context, cl *call, m mutation) (uint64, 
 		// ask again (after a restart, an outcome that never reached the disk reads as interrupted).
 		b.retries.update(cl.retry, func(e *retryEntry) { e.settle(seq, rec.GetCode(), rec.GetReason(), rec.GetResponse()) })
 	}
+	b.recordCall(cl, seq, err)
 	if err != nil {
 		return 0, err
 	}

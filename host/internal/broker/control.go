@@ -126,11 +126,13 @@ func (b *Broker) ReleaseControl(ctx context.Context, r *brokerv1.ReleaseControlR
 // requests it was taken for and tells the guest's sessions. It returns the new generation.
 func (b *Broker) endLeaseLocked(g *guest, by string, cause brokerv1.ControlEndCause, note string) uint64 {
 	ids := g.lease.GetHelpIds()
-	g.lease = nil
+	rec := g.humanRec
+	g.lease, g.humanRec = nil, nil
 	g.gen++
 	gen := g.gen
 	answered := g.answerHelpLocked(ids, note, timestamppb.New(b.now()))
 	g.mu.Unlock()
+	b.seal(context.Background(), g, rec)
 	b.emit(g, func() *brokerv1.SessionEvent {
 		return &brokerv1.SessionEvent{Kind: &brokerv1.SessionEvent_ControlReleased{ControlReleased: &brokerv1.ControlReleased{
 			By: by, Generation: gen, Cause: cause}}}

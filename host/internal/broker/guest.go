@@ -41,6 +41,8 @@ type guest struct {
 	help []*brokerv1.HelpRequest
 	// hideScreen refuses session observations while a human holds the guest (policy hide_screen_while_held).
 	hideScreen bool
+	// humanRec is the recording of the current control lease's console input (recording.go).
+	humanRec *recorder
 }
 
 // onReady is called by the connection after each handshake.

@@ -89,7 +89,9 @@ func (b *Broker) HumanAct(ctx context.Context, p *config.Principal, guestName st
 	// should not queue behind an fsync. The next durable append (at the latest the next intent) covers it.
 	out := rec(brokerv1.AuditPhase_AUDIT_PHASE_OUTCOME, start, err)
 	out.IntentSeq = intent
-	if _, aerr := b.appendObservation(ctx, out); err == nil && aerr != nil {
+	seq, aerr := b.appendObservation(ctx, out)
+	b.recordHuman(g, p.Name, req, out.Args, resp, start, seq, err)
+	if err == nil && aerr != nil {
 		return nil, aerr
 	}
 	return resp, err

@@ -54,6 +54,10 @@ type session struct {
 	lastAction   string
 	lastActionAt time.Time
 	held         []*agentv1.HeldInput
+	// rec is the session's recording (recording.go), started at its first mutation when the policy says;
+	// recChecked is set once the policy was asked.
+	rec        *recorder
+	recChecked bool
 }
 
 var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
@@ -406,6 +410,11 @@ func (b *Broker) release(ctx context.Context, s *session, reason brokerv1.CloseR
 		SessionId: s.id, Principal: s.principal.Name, Args: args, Code: code, Reason: why,
 		DurationUs: time.Since(start).Microseconds(),
 	})
+	s.mu.Lock()
+	rec := s.rec
+	s.rec = nil
+	s.mu.Unlock()
+	b.seal(ctx, s.guest, rec)
 	b.log.Info("session closed", "session", s.id, "guest", s.guest.name, "reason", reason.String(), "release_code", code)
 }
 

@@ -75,6 +75,8 @@ type Config struct {
 	Console Console `json:"console"`
 	// MCP turns on the Model Context Protocol endpoint (streamable HTTP); nil: off.
 	MCP *MCP `json:"mcp"`
+	// Recording says which sessions and control leases are recorded.
+	Recording Recording `json:"recording"`
 }
 
 // Control holds the control lease rules.

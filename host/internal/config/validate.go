@@ -80,6 +80,7 @@ func (c *Config) Validate() error {
 	if c.Audit.Dir == "" {
 		v.Addf("audit.dir", "required")
 	}
+	c.validateRecording(&v)
 	if c.Audit.RotateBytes < 4096 {
 		v.Addf("audit.rotate_bytes", "must be at least 4096, got %d", c.Audit.RotateBytes)
 	}

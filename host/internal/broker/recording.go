@@ -1,0 +1,246 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"glovebox.dev/host/internal/config"
+	"glovebox.dev/host/internal/recording"
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+)
+
+// Audit rpc names of a recording's life: its manifest hash chained in when it ends, its removal by
+// retention. `glovebox audit verify` checks every sealed recording against its Seal record.
+const (
+	RPCRecordingSeal   = "/glovebox.broker.v1.Recording/Seal"
+	RPCRecordingRemove = "/glovebox.broker.v1.Recording/Remove"
+)
+
+// recordingCaptureTimeout bounds a recording's screenshot.
+const recordingCaptureTimeout = 5 * time.Second
+
+// recorder is one recording in progress: a session's or a control lease's.
+type recorder struct {
+	rec *recording.Recording
+	// lastImage is the last screenshot's name: the next step's before.
+	mu        sync.Mutex
+	lastImage string
+}
+
+// openRecordings opens the recordings store when the policy records anything.
+func openRecordings(cfg *config.Config) (*recording.Store, error) {
+	r := cfg.Recording
+	if len(r.Principals) == 0 && len(r.Guests) == 0 {
+		return nil, nil
+	}
+	return recording.Open(cfg.RecordingDir())
+}
+
+// startRecorder starts a recording when the policy records principal on g (nil otherwise, or when it cannot
+// be created: recording never fails the work recorded, the error is logged).
+func (b *Broker) startRecorder(g *guest, meta recording.Meta) *recorder {
+	if b.recs == nil || !b.cfg.Recording.Records(meta.Principal, g.name) {
+		return nil
+	}
+	meta.Guest, meta.KeepsText = g.name, b.cfg.Recording.KeepText
+	rec, err := b.recs.Start(meta, b.now())
+	if err != nil {
+		b.log.Error("recording start", "guest", g.name, "error", err)
+		return nil
+	}
+	r := &recorder{rec: rec}
+	if b.cfg.Recording.Screenshots {
+		r.lastImage = "start.jpg"
+		b.capture(g, rec, r.lastImage)
+	}
+	return r
+}
+
+// sessionRecorder is the session's recording, started at its first mutation.
+func (b *Broker) sessionRecorder(s *session) *recorder {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rec == nil && !s.recChecked {
+		s.recChecked = true
+		s.rec = b.startRecorder(s.guest, recording.Meta{Kind: recording.KindSession, Principal: s.principal.Name, SessionID: s.id})
+	}
+	return s.rec
+}
+
+// leaseRecorder is the recording of principal's control lease on g, started at their first input.
+func (b *Broker) leaseRecorder(g *guest, principal string) *recorder {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.lease == nil || g.lease.GetHolder() != principal {
+		return nil
+	}
+	if g.humanRec == nil {
+		g.humanRec = b.startRecorder(g, recording.Meta{Kind: recording.KindLease, Principal: principal})
+	}
+	return g.humanRec
+}
+
+// stepOf is the recording step of one mutation: the agent request (redacted as in the audit record), its
+// frozen target, the answer's effect and pointer, the outcome and the outcome record's seq.
+func (b *Broker) stepOf(r *recorder, req proto.Message, redacted *structpb.Struct, target *agentv1.FrozenTarget, resp proto.Message, start time.Time, seq uint64, err error) *recording.Step {
+	st := &recording.Step{Time: start.UTC(), AuditSeq: seq, DurationUs: time.Since(start).Microseconds()}
+	st.Code, st.Reason = outcome(err)
+	st.Request, _ = protojson.Marshal(redacted)
+	if r.rec.Meta().KeepsText && req != nil {
+		st.RequestText, _ = protojson.Marshal(req)
+	}
+	if ar, ok := req.(*agentv1.ActRequest); ok {
+		if f := ar.ProtoReflect().WhichOneof(ar.ProtoReflect().Descriptor().Oneofs().ByName("action")); f != nil {
+			st.Action = string(f.Name())
+		}
+	}
+	if target == nil {
+		if ar, ok := resp.(*agentv1.ActResponse); ok {
+			target = ar.GetTarget()
+		}
+	}
+	if target != nil {
+		st.Target, _ = protojson.Marshal(target)
+		st.TargetSource = target.GetSource().String()
+	}
+	if ar, ok := resp.(interface {
+		GetEffect() agentv1.Effect
+		GetPointer() *agentv1.Point
+	}); ok && resp.ProtoReflect().IsValid() {
+		st.Effect = ar.GetEffect().String()
+		if p := ar.GetPointer(); p != nil {
+			st.Pointer = &recording.Point{X: p.GetX(), Y: p.GetY()}
+		}
+	}
+	return st
+}
+
+// addStep writes st to r with its screenshots: the last one as its before, a new one taken now (off the
+// caller's path) as its after.
+func (b *Broker) addStep(g *guest, r *recorder, st *recording.Step) {
+	if b.cfg.Recording.Screenshots && st.Code == "OK" {
+		r.mu.Lock()
+		st.Before = r.lastImage
+		st.After = fmt.Sprintf("seq-%012d.jpg", st.AuditSeq)
+		r.lastImage = st.After
+		r.mu.Unlock()
+		b.capture(g, r.rec, st.After)
+	}
+	if err := r.rec.Add(st); err != nil {
+		b.log.Error("recording step", "recording", r.rec.ID(), "error", err)
+	}
+}
+
+// recordCall records a session's mutation once its outcome is audited.
+func (b *Broker) recordCall(cl *call, seq uint64, err error) {
+	if b.recs == nil {
+		return
+	}
+	r := b.sessionRecorder(cl.s)
+	if r == nil {
+		return
+	}
+	st := b.stepOf(r, cl.args, cl.redacted, cl.target, cl.resp, cl.start, seq, err)
+	st.Source, st.Principal, st.SessionID, st.RPC = "AGENT", cl.c.Principal.Name, cl.s.id, cl.rpc
+	if st.Action == "" {
+		st.Action = lastPart(cl.rpc)
+	}
+	b.addStep(cl.s.guest, r, st)
+}
+
+// recordHuman records a person's console input once its outcome is audited.
+func (b *Broker) recordHuman(g *guest, principal string, req *agentv1.ActRequest, redacted *structpb.Struct, resp *agentv1.ActResponse, start time.Time, seq uint64, err error) {
+	if b.recs == nil {
+		return
+	}
+	r := b.leaseRecorder(g, principal)
+	if r == nil {
+		return
+	}
+	st := b.stepOf(r, req, redacted, nil, resp, start, seq, err)
+	st.Source, st.Principal, st.RPC = "HUMAN", principal, RPCConsoleInput
+	b.addStep(g, r, st)
+}
+
+// capture takes a JPEG screenshot of g in the background into rec's file name.
+func (b *Broker) capture(g *guest, rec *recording.Recording, name string) {
+	edge := b.cfg.Recording.ScreenshotMaxEdge
+	if edge == 0 {
+		edge = config.DefaultScreenshotMaxEdge
+	}
+	rec.WriteImageAsync(name, func() ([]byte, recording.Image) {
+		ctx, cancel := context.WithTimeout(context.Background(), recordingCaptureTimeout)
+		defer cancel()
+		var img *agentv1.Image
+		err := g.conn.Call(ctx, 0, func(ctx context.Context, c guestClients) error {
+			resp, err := c.Observe.CaptureScreenshot(ctx, &agentv1.CaptureScreenshotRequest{Options: &agentv1.ScreenshotOptions{
+				Format: agentv1.ImageFormat_IMAGE_FORMAT_JPEG, Quality: 70, MaxEdge: edge}})
+			img = resp.GetImage()
+			return err
+		})
+		if err != nil || img == nil {
+			b.log.Warn("recording screenshot", "recording", rec.ID(), "error", err)
+			return nil, recording.Image{}
+		}
+		return img.GetData(), recording.Image{Width: img.GetWidth(), Height: img.GetHeight(), Scale: img.GetScale(),
+			RegionX: img.GetRegion().GetX(), RegionY: img.GetRegion().GetY()}
+	})
+}
+
+// seal ends r and chains its manifest's hash into the guest's audit log, then applies retention.
+func (b *Broker) seal(ctx context.Context, g *guest, r *recorder) {
+	if r == nil {
+		return
+	}
+	m, sum, err := r.rec.Seal(b.now())
+	if err != nil {
+		b.log.Error("recording seal", "recording", r.rec.ID(), "error", err)
+		return
+	}
+	src := brokerv1.AuditSource_AUDIT_SOURCE_UNSPECIFIED
+	if m.Kind == recording.KindLease {
+		src = brokerv1.AuditSource_AUDIT_SOURCE_HUMAN
+	}
+	b.appendAudit(ctx, &brokerv1.AuditRecord{
+		Guest: g.name, Phase: brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, Rpc: RPCRecordingSeal, SessionId: m.SessionID,
+		Principal: m.Principal, Code: "OK", Source: src, Args: &structpb.Struct{Fields: map[string]*structpb.Value{
+			"recording_id": structpb.NewStringValue(m.ID), "manifest_sha256": structpb.NewStringValue(sum),
+			"steps": structpb.NewNumberValue(float64(m.Steps)), "kind": structpb.NewStringValue(m.Kind),
+		}},
+	})
+	b.log.Info("recording sealed", "recording", m.ID, "guest", g.name, "steps", m.Steps)
+	b.prune(ctx)
+}
+
+// prune applies the retention policy and audits each removal in the removed recording's guest log.
+func (b *Broker) prune(ctx context.Context) {
+	removed, err := b.recs.Prune(recording.Retention{MaxAge: time.Duration(b.cfg.Recording.MaxAge), MaxBytes: b.cfg.Recording.MaxBytes}, b.now())
+	if err != nil {
+		b.log.Error("recording retention", "error", err)
+	}
+	for _, m := range removed {
+		b.appendAudit(ctx, &brokerv1.AuditRecord{
+			Guest: m.Guest, Phase: brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, Rpc: RPCRecordingRemove, Principal: brokerPrincipal,
+			Code: "OK", Source: brokerv1.AuditSource_AUDIT_SOURCE_BROKER, Args: &structpb.Struct{Fields: map[string]*structpb.Value{
+				"recording_id": structpb.NewStringValue(m.ID), "reason": structpb.NewStringValue("retention"),
+			}},
+		})
+	}
+}
+
+// lastPart is the method name of a gRPC full method.
+func lastPart(rpc string) string {
+	for i := len(rpc) - 1; i >= 0; i-- {
+		if rpc[i] == '/' {
+			return rpc[i+1:]
+		}
+	}
+	return rpc
+}
