@@ -16,13 +16,6 @@ import (
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 )
 
-// Audit rpc names of a recording's life: its manifest hash chained in when it ends, its removal by
-// retention. `glovebox audit verify` checks every sealed recording against its Seal record.
-const (
-	RPCRecordingSeal   = "/glovebox.broker.v1.Recording/Seal"
-	RPCRecordingRemove = "/glovebox.broker.v1.Recording/Remove"
-)
-
 // recordingCaptureTimeout bounds a recording's screenshot.
 const recordingCaptureTimeout = 5 * time.Second
 
@@ -209,7 +202,7 @@ func (b *Broker) seal(ctx context.Context, g *guest, r *recorder) {
 		src = brokerv1.AuditSource_AUDIT_SOURCE_HUMAN
 	}
 	b.appendAudit(ctx, &brokerv1.AuditRecord{
-		Guest: g.name, Phase: brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, Rpc: RPCRecordingSeal, SessionId: m.SessionID,
+		Guest: g.name, Phase: brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, Rpc: recording.SealRPC, SessionId: m.SessionID,
 		Principal: m.Principal, Code: "OK", Source: src, Args: &structpb.Struct{Fields: map[string]*structpb.Value{
 			"recording_id": structpb.NewStringValue(m.ID), "manifest_sha256": structpb.NewStringValue(sum),
 			"steps": structpb.NewNumberValue(float64(m.Steps)), "kind": structpb.NewStringValue(m.Kind),
@@ -227,7 +220,7 @@ func (b *Broker) prune(ctx context.Context) {
 	}
 	for _, m := range removed {
 		b.appendAudit(ctx, &brokerv1.AuditRecord{
-			Guest: m.Guest, Phase: brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, Rpc: RPCRecordingRemove, Principal: brokerPrincipal,
+			Guest: m.Guest, Phase: brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, Rpc: recording.RemoveRPC, Principal: brokerPrincipal,
 			Code: "OK", Source: brokerv1.AuditSource_AUDIT_SOURCE_BROKER, Args: &structpb.Struct{Fields: map[string]*structpb.Value{
 				"recording_id": structpb.NewStringValue(m.ID), "reason": structpb.NewStringValue("retention"),
 			}},

@@ -19,7 +19,9 @@ import (
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 )
 
-const usageAudit = `  audit verify -dir D [-guest G]             check the whole hash chain (every guest without -guest);
+const usageAudit = `  audit verify -dir D [-guest G] [-recordings R]
+                                             check the whole hash chain (every guest without -guest) and
+                                             every recording sealed in it (R: default "recordings" beside D);
                                              says where it breaks, exit 1 on a break
   audit prove -key FILE (-text T | -stdin) (-dir D -guest G [-seq N] | RECORD-FILE...)
                                              which records and fields hold this text's length and HMAC
@@ -64,6 +66,7 @@ func (r *runner) auditVerify(args []string) error {
 	fs := r.offlineFlagSet(cmd)
 	dir := fs.String("dir", "", "audit log directory")
 	guest := fs.String("guest", "", "only this guest")
+	recDir := fs.String("recordings", "", "recordings directory")
 	if err := r.parseNoArgs(fs, cmd, args); err != nil {
 		return err
 	}
@@ -86,12 +89,20 @@ func (r *runner) auditVerify(args []string) error {
 		if err != nil {
 			return err
 		}
-		broken = broken || !rep.OK()
+		if *recDir == "" {
+			*recDir = filepath.Join(filepath.Dir(filepath.Clean(*dir)), "recordings")
+		}
+		recs, err := recordingProblems(*dir, *recDir, g)
+		if err != nil {
+			return err
+		}
+		broken = broken || !rep.OK() || len(recs) > 0
 		if r.global.json {
-			out := verifyJSON{Guest: g, OK: rep.OK(), Files: rep.Files, Records: rep.Records, LastSeq: rep.LastSeq, LastHash: rep.LastHash, TornTailBytes: rep.TornTailBytes}
+			out := verifyJSON{Guest: g, OK: rep.OK() && len(recs) == 0, Files: rep.Files, Records: rep.Records, LastSeq: rep.LastSeq, LastHash: rep.LastHash, TornTailBytes: rep.TornTailBytes}
 			for _, p := range rep.Problems {
 				out.Problems = append(out.Problems, p.String())
 			}
+			out.Problems = append(out.Problems, recs...)
 			b, err := json.Marshal(out)
 			if err != nil {
 				return err
@@ -100,6 +111,9 @@ func (r *runner) auditVerify(args []string) error {
 			continue
 		}
 		printReport(r.env.Stdout, rep)
+		for _, p := range recs {
+			fmt.Fprintf(r.env.Stdout, "guest %s: RECORDING BROKEN: %s\n", g, p)
+		}
 	}
 	if broken {
 		return errSilent

@@ -78,6 +78,7 @@ var usages = map[string]string{
 	"browsers":     usageBrowsers,
 	"tabs":         usageTabs,
 	"extract":      usageExtract,
+	"recording":    usageRecording,
 }
 
 // commandRun returns what a command does with the arguments after its name. It is a function rather than a
@@ -126,6 +127,8 @@ func commandRun(name string) func(r *runner, args []string) error {
 		return (*runner).tabs
 	case "extract":
 		return (*runner).extract
+	case "recording":
+		return (*runner).recording
 	}
 	return nil
 }

@@ -26,6 +26,14 @@ const (
 	ManifestFile = "manifest.json"
 )
 
+// Audit rpc names of a recording's life: its manifest hash chained into the guest's log when it ends
+// (args recording_id, manifest_sha256, steps, kind), its removal by retention (args recording_id, reason).
+// `glovebox audit verify` checks every sealed recording against its Seal record.
+const (
+	SealRPC   = "/glovebox.broker.v1.Recording/Seal"
+	RemoveRPC = "/glovebox.broker.v1.Recording/Remove"
+)
+
 // Kinds of recording.
 const (
 	KindSession = "session"
