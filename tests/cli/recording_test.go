@@ -297,5 +297,3 @@ func contains(list []string, s string) bool {
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
-
-

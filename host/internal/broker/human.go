@@ -65,6 +65,7 @@ func (b *Broker) HumanAct(ctx context.Context, p *config.Principal, guestName st
 		return nil, refuse(err)
 	}
 	g.touchLease(p.Name, b.now())
+	b.startHumanRecording(g, p.Name)
 	intent, err := b.appendAudit(ctx, rec(brokerv1.AuditPhase_AUDIT_PHASE_INTENT, start, nil))
 	if err != nil {
 		return nil, err

@@ -25,6 +25,9 @@ type recorder struct {
 	// lastImage is the last screenshot's name: the next step's before.
 	mu        sync.Mutex
 	lastImage string
+	// capturing is set while a screenshot is under way: at most one at a time per recording, so steps faster
+	// than captures do not pile them up (such a step has no after image).
+	capturing bool
 }
 
 // openRecordings opens the recordings store when the policy records anything.
@@ -50,8 +53,12 @@ func (b *Broker) startRecorder(g *guest, meta recording.Meta) *recorder {
 	}
 	r := &recorder{rec: rec}
 	if b.cfg.Recording.Screenshots {
+		// The first step's before: taken before that step is sent, so it waits (bounded by the capture's
+		// timeout); later befores are the previous step's after.
 		r.lastImage = "start.jpg"
-		b.capture(g, rec, r.lastImage)
+		done := make(chan struct{})
+		b.capture(g, rec, r.lastImage, func() { close(done) })
+		<-done
 	}
 	return r
 }
@@ -118,16 +125,40 @@ func (b *Broker) stepOf(r *recorder, req proto.Message, redacted *structpb.Struc
 // addStep writes st to r with its screenshots: the last one as its before, a new one taken now (off the
 // caller's path) as its after.
 func (b *Broker) addStep(g *guest, r *recorder, st *recording.Step) {
-	if b.cfg.Recording.Screenshots && st.Code == "OK" {
+	if b.cfg.Recording.Screenshots {
 		r.mu.Lock()
 		st.Before = r.lastImage
-		st.After = fmt.Sprintf("seq-%012d.jpg", st.AuditSeq)
-		r.lastImage = st.After
+		take := st.Code == "OK" && !r.capturing
+		if take {
+			st.After = fmt.Sprintf("seq-%012d.jpg", st.AuditSeq)
+			r.lastImage, r.capturing = st.After, true
+		}
 		r.mu.Unlock()
-		b.capture(g, r.rec, st.After)
+		if take {
+			b.capture(g, r.rec, st.After, func() {
+				r.mu.Lock()
+				r.capturing = false
+				r.mu.Unlock()
+			})
+		}
 	}
 	if err := r.rec.Add(st); err != nil {
 		b.log.Error("recording step", "recording", r.rec.ID(), "error", err)
+	}
+}
+
+// startRecording starts the session's recording, if the policy records it, before its first mutation is
+// sent (so the first screenshot shows the screen before it).
+func (b *Broker) startRecording(s *session) {
+	if b.recs != nil {
+		b.sessionRecorder(s)
+	}
+}
+
+// startHumanRecording starts the recording of principal's lease on g before their first input is sent.
+func (b *Broker) startHumanRecording(g *guest, principal string) {
+	if b.recs != nil {
+		b.leaseRecorder(g, principal)
 	}
 }
 
@@ -162,13 +193,14 @@ func (b *Broker) recordHuman(g *guest, principal string, req *agentv1.ActRequest
 	b.addStep(g, r, st)
 }
 
-// capture takes a JPEG screenshot of g in the background into rec's file name.
-func (b *Broker) capture(g *guest, rec *recording.Recording, name string) {
+// capture takes a JPEG screenshot of g in the background into rec's file name, then calls done.
+func (b *Broker) capture(g *guest, rec *recording.Recording, name string, done func()) {
 	edge := b.cfg.Recording.ScreenshotMaxEdge
 	if edge == 0 {
 		edge = config.DefaultScreenshotMaxEdge
 	}
 	rec.WriteImageAsync(name, func() ([]byte, recording.Image) {
+		defer done()
 		ctx, cancel := context.WithTimeout(context.Background(), recordingCaptureTimeout)
 		defer cancel()
 		var img *agentv1.Image

@@ -109,7 +109,7 @@ func (s *Store) Export(ctx context.Context, id, out string, o ExportOptions) (Ex
 	cmd := exec.CommandContext(ctx, ffmpeg, "-hide_banner", "-loglevel", "error", "-y",
 		"-framerate", fmt.Sprint(o.FPS), "-i", filepath.Join(frames, "frame-%06d.jpg"),
 		"-vf", fmt.Sprintf("scale=%d:%d", w&^1, h&^1), "-r", fmt.Sprint(o.FPS),
-		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", video)
+		"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", video)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

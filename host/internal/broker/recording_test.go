@@ -1,0 +1,94 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"glovebox.dev/host/internal/config"
+	"glovebox.dev/host/internal/recording"
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+)
+
+// TestHumanTakeoverIsItsOwnRecording: a person's console input during a lease is recorded (source HUMAN)
+// apart from any session, sealed when the lease ends, its manifest hash chained into the audit log, and the
+// text they typed kept only as length + HMAC.
+func TestHumanTakeoverIsItsOwnRecording(t *testing.T) {
+	a := startFakeAgent(t)
+	cfg := testConfig(config.Guest{Name: "g1", Endpoint: a.endpoint()})
+	cfg.Recording = config.Recording{Principals: []string{"human"}, Dir: t.TempDir()}
+	tb := newTestBroker(t, cfg, nil)
+	// The agent's session is not recorded (its principal is not in the policy).
+	sid := tb.session(t, "agent", "g1")
+	if _, err := tb.Act(tb.as("agent"), &brokerv1.ActRequest{SessionId: sid, Request: click(1, 1, agentv1.MouseButton_MOUSE_BUTTON_LEFT)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.AcquireControl(tb.as("human"), &brokerv1.AcquireControlRequest{Guest: "g1", Reason: "demo"}); err != nil {
+		t.Fatal(err)
+	}
+	human := &cfg.Principals[3]
+	const canary = "human canary 41c7"
+	for _, r := range []*agentv1.ActRequest{click(30, 40, agentv1.MouseButton_MOUSE_BUTTON_LEFT), typeText(canary)} {
+		if _, err := tb.HumanAct(context.Background(), human, "g1", r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tb.ReleaseControl(tb.as("human"), &brokerv1.ReleaseControlRequest{Guest: "g1"}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(cfg.Recording.Dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("%d recordings, %v; want the lease's one", len(entries), err)
+	}
+	id := entries[0].Name()
+	st, err := recording.Open(cfg.Recording.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := st.ReadManifest(id)
+	if err != nil {
+		t.Fatalf("lease recording not sealed when the lease ended: %v", err)
+	}
+	if m.Kind != recording.KindLease || m.Principal != "human" || m.Steps != 2 {
+		t.Errorf("manifest %+v, want a lease of human with 2 steps", m)
+	}
+	steps, err := st.ReadSteps(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 2 || steps[0].Source != "HUMAN" || steps[0].Action != "click" || steps[1].Action != "type" || steps[0].AuditSeq == 0 {
+		t.Errorf("steps %+v, want HUMAN click then type with audit seqs", steps)
+	}
+	data, _ := os.ReadFile(filepath.Join(cfg.Recording.Dir, id, recording.StepsFile))
+	if bytes.Contains(data, []byte(canary)) {
+		t.Error("the typed text is in the recording")
+	}
+	var sealed *brokerv1.AuditRecord
+	for _, r := range tb.audit.records("g1") {
+		if r.GetRpc() == recording.SealRPC {
+			sealed = r
+		}
+	}
+	mb, _ := os.ReadFile(filepath.Join(cfg.Recording.Dir, id, recording.ManifestFile))
+	sum := sha256.Sum256(mb)
+	if sealed == nil || sealed.GetArgs().GetFields()["manifest_sha256"].GetStringValue() != hex.EncodeToString(sum[:]) ||
+		sealed.GetSource() != brokerv1.AuditSource_AUDIT_SOURCE_HUMAN {
+		t.Fatalf("seal record %v, want the manifest's hash, source HUMAN", sealed)
+	}
+	if err := st.Verify(id, hex.EncodeToString(sum[:])); err != nil {
+		t.Errorf("verify: %v", err)
+	}
+	// One byte changed: Verify names the recording and the file.
+	data[len(data)/2] ^= 1
+	if err := os.WriteFile(filepath.Join(cfg.Recording.Dir, id, recording.StepsFile), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Verify(id, hex.EncodeToString(sum[:])); err == nil || !bytes.Contains([]byte(err.Error()), []byte(id+": steps.jsonl was changed")) {
+		t.Errorf("verify after an edit: %v", err)
+	}
+}
