@@ -130,6 +130,7 @@ func (b *Broker) observeFor(ctx context.Context, cl *call, extra time.Duration, 
 		err = cl.s.guest.conn.Call(ctx, extra, send)
 	}
 	seq, aerr := b.appendObservation(ctx, b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, err))
+	b.noteObservation(cl, err)
 	if err != nil {
 		return 0, err
 	}

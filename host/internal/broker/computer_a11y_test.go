@@ -42,7 +42,10 @@ func (a *fakeAgent) GetApp(ctx context.Context, r *agentv1.GetAppRequest) (*agen
 func (a *fakeAgent) SnapshotApp(ctx context.Context, r *agentv1.SnapshotAppRequest) (*agentv1.SnapshotAppResponse, error) {
 	a.readA11y(r)
 	t := &agentv1.Target{Kind: &agentv1.Target_App{App: &agentv1.AppTarget{AppId: r.GetAppId()}}, Generation: 1000}
-	return &agentv1.SnapshotAppResponse{Snapshot: &agentv1.Snapshot{SnapshotId: r.GetAppId() + ".s1", Target: t, Generation: 1000, Complete: true}}, nil
+	a.mu.Lock()
+	elems := a.elements
+	a.mu.Unlock()
+	return &agentv1.SnapshotAppResponse{Snapshot: &agentv1.Snapshot{SnapshotId: r.GetAppId() + ".s1", Target: t, Generation: 1000, Complete: true, Elements: elems}}, nil
 }
 
 func (a *fakeAgent) SnapshotWindow(ctx context.Context, r *agentv1.SnapshotWindowRequest) (*agentv1.SnapshotWindowResponse, error) {

@@ -39,6 +39,8 @@ type fakeAgent struct {
 	windows []*agentv1.Window
 	// a11y holds the accessibility reads received (computer_a11y_test.go).
 	a11y []proto.Message
+	// elements, when set, are the elements of every app snapshot (recording_test.go).
+	elements []*agentv1.Element
 	// onAct, when set, runs before the act is answered (block, fail, ...).
 	onAct func(ctx context.Context, r *agentv1.ActRequest) error
 	// onShot, when set, runs before a screenshot is answered.

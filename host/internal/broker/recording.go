@@ -173,6 +173,12 @@ func (b *Broker) recordCall(cl *call, seq uint64, err error) {
 	}
 	st := b.stepOf(r, cl.args, cl.redacted, cl.target, cl.resp, cl.start, seq, err)
 	st.Source, st.Principal, st.SessionID, st.RPC = "AGENT", cl.c.Principal.Name, cl.s.id, cl.rpc
+	if ar, ok := cl.args.(*agentv1.ActRequest); ok {
+		cl.s.mu.Lock()
+		c := cl.s.snaps
+		cl.s.mu.Unlock()
+		st.Element = c.describe(ar)
+	}
 	if st.Action == "" {
 		st.Action = lastPart(cl.rpc)
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"glovebox.dev/host/internal/config"
 	"glovebox.dev/host/internal/recording"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
@@ -90,5 +92,53 @@ func TestHumanTakeoverIsItsOwnRecording(t *testing.T) {
 	}
 	if err := st.Verify(id, hex.EncodeToString(sum[:])); err == nil || !bytes.Contains([]byte(err.Error()), []byte(id+": steps.jsonl was changed")) {
 		t.Errorf("verify after an edit: %v", err)
+	}
+}
+
+// TestElementStepRecordsStableDescription: an element action is recorded with the element's role, name,
+// the path of roles and names from the snapshot's root and the app's name, taken from the snapshot the
+// session read, so a replay need not trust the old ref.
+func TestElementStepRecordsStableDescription(t *testing.T) {
+	a := startFakeAgent(t)
+	a.elements = []*agentv1.Element{
+		{Ref: "e1", Role: "frame", Name: "Untitled - gedit"},
+		{Ref: "e2", Role: "menu bar", ParentRef: "e1"},
+		{Ref: "e3", Role: "menu", Name: "File", ParentRef: "e2"},
+		{Ref: "e4", Role: "menu item", Name: "Save", ParentRef: "e3"},
+	}
+	cfg := testConfig(config.Guest{Name: "g1", Endpoint: a.endpoint()})
+	cfg.Recording = config.Recording{Guests: []string{"g1"}, Dir: t.TempDir()}
+	tb := newTestBroker(t, cfg, nil)
+	ctx := tb.as("agent")
+	sid := tb.session(t, "agent", "g1")
+	if _, err := tb.ListApps(ctx, &brokerv1.ListAppsRequest{SessionId: sid}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := tb.SnapshotApp(ctx, &brokerv1.SnapshotAppRequest{SessionId: sid, Request: &agentv1.SnapshotAppRequest{AppId: "app:42"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := &agentv1.ElementRef{SnapshotId: snap.GetResponse().GetSnapshot().GetSnapshotId(), Ref: "e4"}
+	if _, err := tb.Act(ctx, &brokerv1.ActRequest{SessionId: sid, Request: &agentv1.ActRequest{
+		Action: &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{Element: ref}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.DeleteSession(tb.as("agent"), sid); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(cfg.Recording.Dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("%d recordings, %v", len(entries), err)
+	}
+	st, _ := recording.Open(cfg.Recording.Dir)
+	steps, err := st.ReadSteps(entries[0].Name())
+	if err != nil || len(steps) != 1 {
+		t.Fatalf("steps %v, %v; want the element click", steps, err)
+	}
+	e := steps[0].Element
+	want := &recording.Element{AppID: "app:42", App: "gedit", Role: "menu item", Name: "Save", Ref: "e4", SnapshotID: ref.GetSnapshotId(),
+		Path: []recording.PathStep{{Role: "frame", Name: "Untitled - gedit"}, {Role: "menu bar"}, {Role: "menu", Name: "File"}}}
+	if diff := cmp.Diff(want, e); diff != "" || steps[0].Action != "element_click" {
+		t.Errorf("action %s, element (-want +got):\n%s", steps[0].Action, diff)
 	}
 }

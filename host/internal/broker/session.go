@@ -58,6 +58,8 @@ type session struct {
 	// recChecked is set once the policy was asked.
 	rec        *recorder
 	recChecked bool
+	// snaps is what the recorded session observed of the accessibility tree (recording_elements.go).
+	snaps *snapCache
 }
 
 var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)

@@ -42,12 +42,35 @@ type Step struct {
 	DurationUs int64 `json:"duration_us"`
 	// AuditSeq is the seq of the step's outcome record in the guest's audit log.
 	AuditSeq uint64 `json:"audit_seq"`
+	// Element is the stable description of the element an element action named (from the session's
+	// snapshot), for a replay to find it again on another desktop; absent when the snapshot was not seen.
+	Element *Element `json:"element,omitempty"`
 	// Before and After name the step's screenshots in the directory (JPEG, scaled), when the policy takes
 	// them: After is captured right after the agent answered, off the step's path, and Before is the
 	// previous step's After (the first step's is captured when the recording starts). A name whose capture
 	// failed has no file; images.jsonl gives each file's geometry.
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
+}
+
+// Element describes an element independently of its ref: its role and name, the roles and names of its
+// ancestors from the root of the snapshot (root first), and the application. Ref and SnapshotID are the
+// recorded ones, for reference only: a replay never uses them. Name, App and the path names are untrusted
+// text from the guest.
+type Element struct {
+	AppID      string     `json:"app_id,omitempty"`
+	App        string     `json:"app,omitempty"`
+	Role       string     `json:"role"`
+	Name       string     `json:"name"`
+	Path       []PathStep `json:"path"`
+	Ref        string     `json:"ref,omitempty"`
+	SnapshotID string     `json:"snapshot_id,omitempty"`
+}
+
+// PathStep is one ancestor in an Element's path.
+type PathStep struct {
+	Role string `json:"role"`
+	Name string `json:"name"`
 }
 
 // Point is a screen point in root-window pixels.

@@ -1,0 +1,118 @@
+package broker
+
+import (
+	"strings"
+	"sync"
+
+	"glovebox.dev/host/internal/recording"
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+)
+
+// snapshotsKept is how many of a recorded session's last snapshots the broker keeps to describe the
+// elements its element actions name.
+const snapshotsKept = 4
+
+// snapCache keeps what a recorded session observed of the accessibility tree (its last snapshots, the app
+// names it listed), so an element step is recorded with a stable description (role, name, the path of
+// roles and names from the root, the app), not only its ref.
+type snapCache struct {
+	mu    sync.Mutex
+	apps  map[string]string // app_id -> name
+	snaps []cachedSnapshot  // oldest first, at most snapshotsKept
+}
+
+type cachedSnapshot struct {
+	id    string
+	app   string
+	elems map[string]*agentv1.Element
+}
+
+// noteObservation remembers the snapshots and app names a recorded session's observation returned.
+func (b *Broker) noteObservation(cl *call, err error) {
+	if b.recs == nil || err != nil || cl.resp == nil || !b.cfg.Recording.Records(cl.c.Principal.Name, cl.s.guest.name) {
+		return
+	}
+	c := cl.s.snapshots()
+	switch r := cl.resp.(type) {
+	case *agentv1.ListAppsResponse:
+		for _, a := range r.GetApps() {
+			c.app(a.GetAppId(), a.GetName())
+		}
+	case *agentv1.GetAppResponse:
+		c.app(r.GetApp().GetAppId(), r.GetApp().GetName())
+	case *agentv1.SnapshotAppResponse:
+		c.add(r.GetSnapshot())
+	case *agentv1.SnapshotWindowResponse:
+		c.add(r.GetSnapshot())
+	}
+}
+
+// snapshots is the session's cache, created at first use.
+func (s *session) snapshots() *snapCache {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.snaps == nil {
+		s.snaps = &snapCache{apps: map[string]string{}}
+	}
+	return s.snaps
+}
+
+func (c *snapCache) app(id, name string) {
+	if id == "" {
+		return
+	}
+	c.mu.Lock()
+	c.apps[id] = name
+	c.mu.Unlock()
+}
+
+func (c *snapCache) add(s *agentv1.Snapshot) {
+	if s.GetSnapshotId() == "" {
+		return
+	}
+	cs := cachedSnapshot{id: s.GetSnapshotId(), app: s.GetTarget().GetApp().GetAppId(), elems: make(map[string]*agentv1.Element, len(s.GetElements()))}
+	for _, e := range s.GetElements() {
+		cs.elems[e.GetRef()] = &agentv1.Element{Ref: e.GetRef(), Role: e.GetRole(), Name: e.GetName(), ParentRef: e.GetParentRef()}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.snaps = append(c.snaps, cs)
+	if len(c.snaps) > snapshotsKept {
+		c.snaps = c.snaps[len(c.snaps)-snapshotsKept:]
+	}
+}
+
+// describe is the stable description of the element r acts on, nil when r is no element action or its
+// snapshot is not among the session's last ones.
+func (c *snapCache) describe(r *agentv1.ActRequest) *recording.Element {
+	ref := elementRef(r)
+	if ref == nil || c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.snaps {
+		if s.id != ref.GetSnapshotId() {
+			continue
+		}
+		e := s.elems[ref.GetRef()]
+		if e == nil {
+			return nil
+		}
+		app := s.app
+		if app == "" {
+			app, _, _ = strings.Cut(s.id, ".")
+		}
+		d := &recording.Element{AppID: app, App: c.apps[app], Role: e.GetRole(), Name: e.GetName(), Ref: e.GetRef(), SnapshotID: s.id}
+		var path []recording.PathStep
+		for p := s.elems[e.GetParentRef()]; p != nil && len(path) < 64; p = s.elems[p.GetParentRef()] {
+			path = append(path, recording.PathStep{Role: p.GetRole(), Name: p.GetName()})
+		}
+		for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+			path[i], path[j] = path[j], path[i]
+		}
+		d.Path = path
+		return d
+	}
+	return nil
+}
