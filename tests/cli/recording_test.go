@@ -22,6 +22,12 @@ import (
 // typed, Return; zenity's own stdout checks the typing. It returns the CLI, the broker, the recordings
 // directory and the one recording's id.
 func recordSession(t *testing.T, canary string, policy map[string]any) (glovebox, *brokertest.Broker, string, string) {
+	run, b, recDir, id, _ := recordSessionOn(t, canary, policy)
+	return run, b, recDir, id
+}
+
+// recordSessionOn is recordSession also returning the agent.
+func recordSessionOn(t *testing.T, canary string, policy map[string]any) (glovebox, *brokertest.Broker, string, string, *agenttest.Agent) {
 	t.Helper()
 	testenv.NeedCommands(t, "zenity", "ffmpeg", "ffprobe")
 	a := agenttest.Start(t, agenttest.Options{})
@@ -65,7 +71,7 @@ func recordSession(t *testing.T, canary string, policy map[string]any) (glovebox
 	if _, err := os.Stat(filepath.Join(recDir, id, "manifest.json")); err != nil {
 		t.Fatalf("recording not sealed when the session closed: %v", err)
 	}
-	return run, b, recDir, id
+	return run, b, recDir, id, a
 }
 
 func TestRecordingExportVerifyTamper(t *testing.T) {
@@ -149,6 +155,12 @@ func TestRecordingExportVerifyTamper(t *testing.T) {
 		t.Errorf("script does not compile: %v\n%s", err, o)
 	}
 
+	// Replay: the typed text was kept only as its HMAC, so the type step fails and the replay stops there.
+	code, rout, _ := run("", "recording", "replay", id, "-dir", recDir, "-guest", "g1")
+	if code != 1 || !strings.Contains(rout, "step 1 type: failed") || !strings.Contains(rout, "step 2 key: skipped") {
+		t.Errorf("replay without kept text: exit %d, report %q", code, rout)
+	}
+
 	// One byte changed in the step file: verify fails naming the recording.
 	p := filepath.Join(recDir, id, "steps.jsonl")
 	data, err := os.ReadFile(p)
@@ -168,7 +180,7 @@ func TestRecordingExportVerifyTamper(t *testing.T) {
 
 func TestRecordingKeepsTextOnlyWhenPolicySays(t *testing.T) {
 	const canary = "canary kept 5be1"
-	_, _, recDir, id := recordSession(t, canary, map[string]any{"guests": []string{"g1"}, "keep_text": true})
+	run, _, recDir, id, a := recordSessionOn(t, canary, map[string]any{"guests": []string{"g1"}, "keep_text": true})
 	data, err := os.ReadFile(filepath.Join(recDir, id, "steps.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -178,6 +190,33 @@ func TestRecordingKeepsTextOnlyWhenPolicySays(t *testing.T) {
 	}
 	if n, _ := filepath.Glob(filepath.Join(recDir, id, "*.jpg")); len(n) != 0 {
 		t.Errorf("screenshots off, got %d images", len(n))
+	}
+
+	// Replay into a fresh zenity entry: the click by coordinates, the kept text typed, Return; zenity's own
+	// stdout is the check.
+	var zout strings.Builder
+	z := a.Desktop.Command("zenity", "--entry", "--title", "rec-entry")
+	z.Stdout = &zout
+	a.Desktop.StartProgram(t, z)
+	a.Desktop.WaitWindow(t, "rec-entry", 15*time.Second)
+	code, out, errOut := run("", "recording", "replay", id, "-dir", recDir, "-guest", "g1")
+	if code != 0 {
+		t.Fatalf("replay: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"step 0 click: done by coordinates", "step 1 type: done", "step 2 key: done"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay report %q lacks %q", out, want)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- z.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("zenity did not exit after the replayed Return")
+	}
+	if got := strings.TrimSuffix(zout.String(), "\n"); got != canary {
+		t.Errorf("zenity read %q after the replay, want the canary", got)
 	}
 }
 

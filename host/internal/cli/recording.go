@@ -18,7 +18,7 @@ const usageRecording = `  recording export ID -dir D -o OUT [-format bundle|scri
                                              write recording ID of the recordings directory D as a bundle
                                              (steps.jsonl, manifest.json, images/, video.mp4; docs/RECORDINGS.md)
                                              or, with -format script, OUT as a Python program doing its steps
-`
+` + usageRecordingReplay
 
 func (r *runner) recording(args []string) error {
 	const cmd = "recording"
@@ -29,6 +29,8 @@ func (r *runner) recording(args []string) error {
 	switch sub {
 	case "export":
 		return r.recordingExport(args)
+	case "replay":
+		return r.recordingReplay(args)
 	default:
 		return usagef(cmd, "unknown recording command %q", sub)
 	}

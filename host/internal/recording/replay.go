@@ -1,0 +1,147 @@
+package recording
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
+)
+
+// Replay statuses of a step.
+const (
+	// StatusDone: sent as recorded (an element found where it was).
+	StatusDone = "done"
+	// StatusByCoordinates: a pointer step sent at its recorded coordinates.
+	StatusByCoordinates = "done by coordinates"
+	// StatusResolvedDifferently: the element was found by role and name elsewhere in the tree.
+	StatusResolvedDifferently = "resolved differently"
+	// StatusNotFound: no element with the recorded role and name.
+	StatusNotFound = "not found"
+	// StatusFailed: the broker refused or the action failed.
+	StatusFailed = "failed"
+	// StatusSkipped: not replayed (not an Act, failed when recorded, or after a stop with -keep-going).
+	StatusSkipped = "skipped"
+)
+
+// pointerActions are the actions that act at recorded coordinates.
+var pointerActions = map[string]bool{"click": true, "mouse_move": true, "mouse_down": true, "mouse_up": true, "drag": true, "scroll": true}
+
+// Replayable reports whether st is replayed at all: a successful Act of a session or the console.
+func Replayable(st Step) bool {
+	return st.Code == "OK" && (strings.HasSuffix(st.RPC, "/Act") || st.Source == "HUMAN")
+}
+
+// IsPointer reports whether st acts at screen coordinates.
+func IsPointer(st Step) bool { return pointerActions[st.Action] }
+
+// Request rebuilds the agent request of st for a replay: the recorded one without owner, target and
+// request id (the replaying session's own apply), with the text in clear when the recording kept it. A step
+// whose text was kept only as length + HMAC cannot be replayed (INVALID_ARGUMENT).
+func Request(st Step) (*agentv1.ActRequest, error) {
+	raw := st.RequestText
+	if raw == nil {
+		raw = st.Request
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("step %d: request: %v: %w", st.Index, err, errdefs.ErrInvalidArgument)
+	}
+	redacted := false
+	walkRedacted(m, nil, func([]any) { redacted = true })
+	if redacted {
+		return nil, fmt.Errorf("step %d (%s): the recording kept its text only as length + HMAC (policy keep_text): %w", st.Index, st.Action, errdefs.ErrInvalidArgument)
+	}
+	for _, k := range []string{"owner", "target", "requestId", "request_id"} {
+		delete(m, k)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	req := &agentv1.ActRequest{}
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(b, req); err != nil {
+		return nil, fmt.Errorf("step %d: request: %v: %w", st.Index, err, errdefs.ErrInvalidArgument)
+	}
+	return req, nil
+}
+
+// SetElement points r's element action at ref, reporting whether r is an element action.
+func SetElement(r *agentv1.ActRequest, ref *agentv1.ElementRef) bool {
+	m := r.ProtoReflect()
+	od := m.Descriptor().Oneofs().ByName("action")
+	f := m.WhichOneof(od)
+	if f == nil || f.Kind() != protoreflect.MessageKind {
+		return false
+	}
+	action := m.Mutable(f).Message()
+	ef := action.Descriptor().Fields().ByName("element")
+	if ef == nil || ef.Message() == nil || ef.Message().FullName() != ref.ProtoReflect().Descriptor().FullName() {
+		return false
+	}
+	action.Set(ef, protoreflect.ValueOfMessage(ref.ProtoReflect()))
+	return true
+}
+
+// Resolve finds the element d describes among a snapshot's elements, never by its old ref: the element with
+// the same role, name and path of roles and names from the root is StatusDone; else the one with the same
+// role and name whose path shares the longest tail with the recorded one is StatusResolvedDifferently; none
+// is StatusNotFound.
+func Resolve(d *Element, elems []*agentv1.Element) (ref, status string) {
+	byRef := make(map[string]*agentv1.Element, len(elems))
+	for _, e := range elems {
+		byRef[e.GetRef()] = e
+	}
+	best, bestScore := "", -1
+	for _, e := range elems {
+		if e.GetRole() != d.Role || e.GetName() != d.Name {
+			continue
+		}
+		path := pathOf(e, byRef)
+		if samePath(path, d.Path) {
+			return e.GetRef(), StatusDone
+		}
+		if s := commonTail(path, d.Path); s > bestScore {
+			best, bestScore = e.GetRef(), s
+		}
+	}
+	if best == "" {
+		return "", StatusNotFound
+	}
+	return best, StatusResolvedDifferently
+}
+
+func pathOf(e *agentv1.Element, byRef map[string]*agentv1.Element) []PathStep {
+	var path []PathStep
+	for p := byRef[e.GetParentRef()]; p != nil && len(path) < 64; p = byRef[p.GetParentRef()] {
+		path = append(path, PathStep{Role: p.GetRole(), Name: p.GetName()})
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+func samePath(a, b []PathStep) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func commonTail(a, b []PathStep) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	return n
+}
