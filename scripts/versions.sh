@@ -22,3 +22,5 @@ DEBIAN_PACKAGES="$DEBIAN_PACKAGES x11vnc novnc"
 DEBIAN_PACKAGES="$DEBIAN_PACKAGES socat"
 # Node.js for the TypeScript client (proto/ts) and the TypeScript MCP SDK tests (tests/mcp/js).
 DEBIAN_PACKAGES="$DEBIAN_PACKAGES nodejs"
+# Recording export's video (glovebox recording export).
+DEBIAN_PACKAGES="$DEBIAN_PACKAGES ffmpeg"
