@@ -104,7 +104,7 @@ func TestRecordingReplayElementSteps(t *testing.T) {
 
 	replay := func() (int, string) {
 		t.Helper()
-		cmd := exec.Command(brokertest.Binary(t, "glovebox"), "recording", "replay", id, "-dir", recDir, "-guest", b.Guest)
+		cmd := exec.Command(brokertest.Binary(t, "glovebox"), "recording", "replay", id, "-guest", b.Guest)
 		cmd.Env = append(os.Environ(), "GLOVEBOX_BROKER="+b.URI)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut

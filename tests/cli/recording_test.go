@@ -156,7 +156,7 @@ func TestRecordingExportVerifyTamper(t *testing.T) {
 	}
 
 	// Replay: the typed text was kept only as its HMAC, so the type step fails and the replay stops there.
-	code, rout, _ := run("", "recording", "replay", id, "-dir", recDir, "-guest", "g1")
+	code, rout, _ := run("", "recording", "replay", id, "-guest", "g1")
 	if code != 1 || !strings.Contains(rout, "step 1 type: failed") || !strings.Contains(rout, "step 2 key: skipped") {
 		t.Errorf("replay without kept text: exit %d, report %q", code, rout)
 	}
@@ -199,7 +199,7 @@ func TestRecordingKeepsTextOnlyWhenPolicySays(t *testing.T) {
 	z.Stdout = &zout
 	a.Desktop.StartProgram(t, z)
 	a.Desktop.WaitWindow(t, "rec-entry", 15*time.Second)
-	code, out, errOut := run("", "recording", "replay", id, "-dir", recDir, "-guest", "g1")
+	code, out, errOut := run("", "recording", "replay", id, "-guest", "g1")
 	if code != 0 {
 		t.Fatalf("replay: exit %d\n%s%s", code, out, errOut)
 	}

@@ -7,9 +7,13 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"glovebox.dev/host/internal/config"
 	"glovebox.dev/host/internal/recording"
@@ -140,5 +144,54 @@ func TestElementStepRecordsStableDescription(t *testing.T) {
 		Path: []recording.PathStep{{Role: "frame", Name: "Untitled - gedit"}, {Role: "menu bar"}, {Role: "menu", Name: "File"}}}
 	if diff := cmp.Diff(want, e); diff != "" || steps[0].Action != "element_click" {
 		t.Errorf("action %s, element (-want +got):\n%s", steps[0].Action, diff)
+	}
+}
+
+// TestReplayRecordingRefusals: bad fields are INVALID_ARGUMENT naming them, and another principal's recording
+// is NOT_FOUND (an admin may replay it), nothing replayed.
+func TestReplayRecordingRefusals(t *testing.T) {
+	a := startFakeAgent(t)
+	cfg := testConfig(config.Guest{Name: "g1", Endpoint: a.endpoint()})
+	cfg.Recording = config.Recording{Principals: []string{"agent"}, Dir: t.TempDir()}
+	// The broker's redaction as far as a click goes: the request's JSON form.
+	tb := newTestBroker(t, cfg, func(o *Options) {
+		o.Redact = func(m proto.Message) *structpb.Struct {
+			b, _ := protojson.Marshal(m)
+			st := &structpb.Struct{}
+			_ = protojson.Unmarshal(b, st)
+			return st
+		}
+	})
+	sid := tb.session(t, "agent", "g1")
+	if _, err := tb.Act(tb.as("agent"), &brokerv1.ActRequest{SessionId: sid, Request: click(3, 4, agentv1.MouseButton_MOUSE_BUTTON_LEFT)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.DeleteSession(tb.as("agent"), sid); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(cfg.Recording.Dir)
+	if len(entries) != 1 {
+		t.Fatalf("%d recordings", len(entries))
+	}
+	id := entries[0].Name()
+	_, err := tb.ReplayRecording(tb.as("agent"), &brokerv1.ReplayRecordingRequest{RecordingId: "../etc", Guest: ""})
+	if reason(err) != "INVALID_ARGUMENT" || !strings.Contains(err.Error(), "recording_id") || !strings.Contains(err.Error(), "guest") {
+		t.Errorf("bad fields: %v", err)
+	}
+	before := len(a.received())
+	if _, err := tb.ReplayRecording(tb.as("other"), &brokerv1.ReplayRecordingRequest{RecordingId: id, Guest: "g1"}); reason(err) != "NOT_FOUND" {
+		t.Errorf("another principal's recording: %v, want NOT_FOUND", err)
+	}
+	if n := len(a.received()); n != before {
+		t.Errorf("%d acts sent by a refused replay", n-before)
+	}
+	resp, err := tb.ReplayRecording(tb.as("root"), &brokerv1.ReplayRecordingRequest{RecordingId: id, Guest: "g1"})
+	if err != nil || len(resp.GetSteps()) != 1 || resp.GetSteps()[0].GetStatus() != brokerv1.ReplayStatus_REPLAY_STATUS_DONE_BY_COORDINATES {
+		t.Fatalf("admin replay: %v, %v", resp, err)
+	}
+	// The replay's acts: its click, then its session's release_all at the close.
+	got := a.received()[before:]
+	if len(got) != 2 || got[0].GetClick().GetAt().GetX() != 3 || got[0].GetClick().GetAt().GetY() != 4 || got[0].GetOwner() != resp.GetSessionId() {
+		t.Errorf("replayed %v, want the click at 3,4 in the replay's session", got)
 	}
 }

@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -144,4 +145,97 @@ func commonTail(a, b []PathStep) int {
 		n++
 	}
 	return n
+}
+
+// Actor is what a replay acts through: a session on the guest (the broker's own pipeline).
+type Actor interface {
+	// Apps lists the guest's accessible applications.
+	Apps(ctx context.Context) ([]*agentv1.App, error)
+	// Snapshot snapshots an application.
+	Snapshot(ctx context.Context, appID string) (*agentv1.Snapshot, error)
+	// Act sends one action and returns its outcome record's seq.
+	Act(ctx context.Context, r *agentv1.ActRequest) (uint64, error)
+}
+
+// Result is one step's replay report.
+type Result struct {
+	Index    int
+	Action   string
+	Status   string
+	Detail   string
+	AuditSeq uint64
+}
+
+// Replay runs steps through a in order and reports each: see the Status constants. The first step not found
+// or failed stops it (the rest are StatusSkipped) unless keepGoing. ctx's end stops it as well.
+func Replay(ctx context.Context, steps []Step, a Actor, keepGoing bool) []Result {
+	out := make([]Result, 0, len(steps))
+	stopped := false
+	for _, st := range steps {
+		res := Result{Index: st.Index, Action: st.Action}
+		switch {
+		case stopped:
+			res.Status, res.Detail = StatusSkipped, "after a stop"
+		case ctx.Err() != nil:
+			res.Status, res.Detail = StatusSkipped, ctx.Err().Error()
+		case !Replayable(st):
+			res.Status, res.Detail = StatusSkipped, "not a successful Act when recorded"
+		default:
+			res = replayStep(ctx, st, a)
+		}
+		if res.Status == StatusNotFound || res.Status == StatusFailed {
+			stopped = !keepGoing
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+func replayStep(ctx context.Context, st Step, a Actor) Result {
+	res := Result{Index: st.Index, Action: st.Action, Status: StatusDone}
+	req, err := Request(st)
+	if err != nil {
+		res.Status, res.Detail = StatusFailed, err.Error()
+		return res
+	}
+	if d := st.Element; d != nil {
+		apps, err := a.Apps(ctx)
+		if err != nil {
+			res.Status, res.Detail = StatusFailed, err.Error()
+			return res
+		}
+		appID := ""
+		for _, ap := range apps {
+			if (d.App != "" && strings.EqualFold(ap.GetName(), d.App)) || (d.App == "" && ap.GetAppId() == d.AppID) {
+				appID = ap.GetAppId()
+				break
+			}
+		}
+		if appID == "" {
+			res.Status, res.Detail = StatusNotFound, "the recorded app is not on the accessibility bus"
+			return res
+		}
+		snap, err := a.Snapshot(ctx, appID)
+		if err != nil {
+			res.Status, res.Detail = StatusFailed, err.Error()
+			return res
+		}
+		ref, status := Resolve(d, snap.GetElements())
+		if status == StatusNotFound {
+			res.Status, res.Detail = status, "no element with the recorded role and name in the recorded app"
+			return res
+		}
+		SetElement(req, &agentv1.ElementRef{SnapshotId: snap.GetSnapshotId(), Ref: ref})
+		req.Target = &agentv1.Target{Kind: &agentv1.Target_App{App: &agentv1.AppTarget{AppId: appID}}}
+		res.Status = status
+	} else if IsPointer(st) {
+		res.Status = StatusByCoordinates
+	}
+	seq, err := a.Act(ctx, req)
+	if err != nil {
+		res.Status, res.Detail = StatusFailed, err.Error()
+		return res
+	}
+	res.AuditSeq = seq
+	return res
 }

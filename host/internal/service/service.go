@@ -40,6 +40,7 @@ func Register(s *grpc.Server, b *broker.Broker, audit AuditReader, links LinkMin
 	brokerv1.RegisterFilesServiceServer(s, &Files{b: b})
 	brokerv1.RegisterControlServiceServer(s, &Control{b: b})
 	brokerv1.RegisterAuditServiceServer(s, &Audit{b: b, log: audit})
+	brokerv1.RegisterRecordingServiceServer(s, &Recordings{b: b})
 }
 
 // ServerOptions are the broker server's options: message limits, the codec that makes invalid UTF-8 in a
