@@ -45,13 +45,11 @@ type call struct {
 	// timing is where a mutation's time went in the broker, set by mutate (and by an Act's observation).
 	timing *brokerv1.MutationTiming
 	// retry is the request's request_id and content hash (nil without an id), see retry.go; response is the
-	// answer a mutation got from the guest, recorded in its OUTCOME when it has an id; replayed is set when
-	// the answer came from the log.
+	// guest's answer, recorded in a mutation's OUTCOME when it has an id and in the call's recording step;
+	// replayed is set when the answer came from the log.
 	retry    *retry
 	response proto.Message
 	replayed bool
-	// resp is the guest's answer, for the call's recording step.
-	resp proto.Message
 }
 
 // begin looks up the caller's open session for a computer request.

@@ -99,9 +99,6 @@ func run[Req, Resp proto.Message](ctx context.Context, b *Broker, sessionID stri
 	send := func(ctx context.Context, c guestClients) error {
 		var err error
 		resp, err = o.send(ctx, c, req)
-		if err == nil {
-			cl.resp = resp
-		}
 		if err == nil && o.answered != nil {
 			o.answered(cl, resp)
 		}

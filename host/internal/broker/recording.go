@@ -171,7 +171,7 @@ func (b *Broker) recordCall(cl *call, seq uint64, err error) {
 	if r == nil {
 		return
 	}
-	st := b.stepOf(r, cl.args, cl.redacted, cl.target, cl.resp, cl.start, seq, err)
+	st := b.stepOf(r, cl.args, cl.redacted, cl.target, cl.response, cl.start, seq, err)
 	st.Source, st.Principal, st.SessionID, st.RPC = "AGENT", cl.c.Principal.Name, cl.s.id, cl.rpc
 	if ar, ok := cl.args.(*agentv1.ActRequest); ok {
 		cl.s.mu.Lock()

@@ -29,11 +29,11 @@ type cachedSnapshot struct {
 
 // noteObservation remembers the snapshots and app names a recorded session's observation returned.
 func (b *Broker) noteObservation(cl *call, err error) {
-	if b.recs == nil || err != nil || cl.resp == nil || !b.cfg.Recording.Records(cl.c.Principal.Name, cl.s.guest.name) {
+	if b.recs == nil || err != nil || cl.response == nil || !b.cfg.Recording.Records(cl.c.Principal.Name, cl.s.guest.name) {
 		return
 	}
 	c := cl.s.snapshots()
-	switch r := cl.resp.(type) {
+	switch r := cl.response.(type) {
 	case *agentv1.ListAppsResponse:
 		for _, a := range r.GetApps() {
 			c.app(a.GetAppId(), a.GetName())
