@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -222,13 +221,7 @@ func (v *viewer) send(ctx context.Context, typ websocket.MessageType, b []byte) 
 
 // publicError is an error as the page shows it: the class and our own message (guest text never reaches an
 // error message of ours, so the message is safe to show).
-func publicError(err error) string {
-	var br *errdefs.BadRequest
-	if errors.As(err, &br) {
-		return br.Error()
-	}
-	return err.Error()
-}
+func publicError(err error) string { return err.Error() }
 
 // stateView is the panels' state as the page receives it.
 type stateView struct {
