@@ -93,14 +93,14 @@ func DropFilesHeader(h *agentv1.DropFilesHeader, lim DropLimits) error {
 	return v.Err()
 }
 
-// FileChunk checks one chunk of a drop, given the index of the file whose bytes are due and how many of
-// them are still due.
-func FileChunk(c *agentv1.FileChunk, file int, due int64) error {
+// FileChunk checks one chunk of a drop, given as the file index it names and the size of its data, against
+// the index of the file whose bytes are due and how many of them are still due.
+func FileChunk(chunkFile int32, n int, file int, due int64) error {
 	var v errdefs.Violations
-	if int(c.GetFile()) != file {
-		v.Addf("chunk.file", "must be %d (files are sent in order, each complete), got %d", file, c.GetFile())
+	if int(chunkFile) != file {
+		v.Addf("chunk.file", "must be %d (files are sent in order, each complete), got %d", file, chunkFile)
 	}
-	switch n := len(c.GetData()); {
+	switch {
 	case n == 0 || n > MaxChunkBytes:
 		v.Addf("chunk.data", "must hold 1..%d bytes, got %d", MaxChunkBytes, n)
 	case int64(n) > due:

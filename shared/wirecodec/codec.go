@@ -56,14 +56,19 @@ var _ encoding.CodecV2 = Codec{}
 // Name is "proto", the content subtype of the codec it replaces.
 func (Codec) Name() string { return grpcproto.Name }
 
-// Marshal encodes v exactly as grpc-go's proto codec does.
-func (Codec) Marshal(v any) (mem.BufferSlice, error) { return defaultCodec.Marshal(v) }
+// Marshal encodes v exactly as grpc-go's proto codec does; a *Raw is sent as it is.
+func (Codec) Marshal(v any) (mem.BufferSlice, error) { return PassCodec{}.Marshal(v) }
 
 // Unmarshal decodes data into v as grpc-go's proto codec does. When that fails and the cause is string
 // fields with invalid UTF-8, v holds the message with those strings repaired and the mark naming them
 // (see the package comment), and Unmarshal succeeds. Any other decoding failure leaves v empty but for a
-// mark naming the top-level field that cannot be decoded, so it too is INVALID_ARGUMENT.
+// mark naming the top-level field that cannot be decoded, so it too is INVALID_ARGUMENT. A *Raw keeps the
+// wire bytes, undecoded and unchecked.
 func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
+	if r, ok := v.(*Raw); ok {
+		r.keep(data)
+		return nil
+	}
 	m := messageOf(v)
 	if m == nil {
 		return fmt.Errorf("failed to unmarshal, message is %T, want proto.Message", v)

@@ -35,7 +35,7 @@ type pending struct {
 // last chunk), verifies each file's size and
 // sha256 and only then gives every file its name in the drop directory, so a failed drop leaves nothing.
 // Names never replace an existing file: a taken name gets a "2-", "3-", ... prefix.
-func (s *Store) Drop(ctx context.Context, h *agentv1.DropFilesHeader, next func() (*agentv1.FileChunk, error), offer Offer, place Place) (*agentv1.DropFilesResponse, error) {
+func (s *Store) Drop(ctx context.Context, h *agentv1.DropFilesHeader, next Next, offer Offer, place Place) (*agentv1.DropFilesResponse, error) {
 	switch {
 	case h.GetTarget() == agentv1.DropTarget_DROP_TARGET_DESKTOP_CLIPBOARD && offer == nil:
 		return nil, fmt.Errorf("target DESKTOP_CLIPBOARD: no clipboard: %w", errdefs.ErrCapabilityUnavailable)
@@ -122,13 +122,13 @@ func (s *Store) Drop(ctx context.Context, h *agentv1.DropFilesHeader, next func(
 }
 
 // receive writes the chunks to their files and checks that every file got exactly its declared size.
-func receive(ctx context.Context, files []*pending, next func() (*agentv1.FileChunk, error)) error {
+func receive(ctx context.Context, files []*pending, next Next) error {
 	cur := 0
 	for {
 		for cur < len(files) && files[cur].got == files[cur].decl.GetSize() {
 			cur++
 		}
-		c, err := next()
+		file, data, err := next()
 		if errors.Is(err, io.EOF) {
 			if cur < len(files) {
 				return &errdefs.BadRequest{Violations: []errdefs.Violation{{Field: fmt.Sprintf("files[%d].size", cur),
@@ -147,14 +147,17 @@ func receive(ctx context.Context, files []*pending, next func() (*agentv1.FileCh
 				Description: "past the last file's declared size"}}}
 		}
 		p := files[cur]
-		if err := validate.FileChunk(c, cur, p.decl.GetSize()-p.got); err != nil {
+		n := size(data)
+		if err := validate.FileChunk(file, n, cur, p.decl.GetSize()-p.got); err != nil {
 			return err
 		}
-		if _, err := p.f.Write(c.GetData()); err != nil {
+		if err := writePieces(p.f, data); err != nil {
 			return fmt.Errorf("files[%d]: %w", cur, writeErr(err))
 		}
-		p.sum.Write(c.GetData())
-		p.got += int64(len(c.GetData()))
+		for _, b := range data {
+			p.sum.Write(b)
+		}
+		p.got += int64(n)
 	}
 }
 

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -59,18 +60,17 @@ func sum(b []byte) string {
 }
 
 // chunks returns a NextChunk over the contents, one chunk per file.
-func chunks(contents ...[]byte) func() (*agentv1.FileChunk, error) {
+func chunks(contents ...[]byte) Next {
 	i := 0
-	return func() (*agentv1.FileChunk, error) {
+	return func() (int32, [][]byte, error) {
 		for i < len(contents) && len(contents[i]) == 0 {
 			i++
 		}
 		if i == len(contents) {
-			return nil, io.EOF
+			return 0, nil, io.EOF
 		}
-		c := &agentv1.FileChunk{File: int32(i), Data: contents[i]}
 		i++
-		return c, nil
+		return int32(i - 1), [][]byte{contents[i-1]}, nil
 	}
 }
 
@@ -153,5 +153,35 @@ func TestClipboardTargets(t *testing.T) {
 	}
 	if got := string(targets["x-special/gnome-copied-files"]); got != "copy\nfile:///home/u/Drops/a%20b.txt\nfile:///home/u/Drops/c" {
 		t.Errorf("gnome-copied-files %q", got)
+	}
+}
+
+// A chunk in many pieces (more than one writev takes) is written in order: the saved file holds the bytes
+// and the drop's sha256 check passes.
+func TestDropPieces(t *testing.T) {
+	s := newStore(t)
+	data := make([]byte, 3000*100)
+	for i := range data {
+		data[i] = byte(i * 13)
+	}
+	var pieces [][]byte
+	for off := 0; off < len(data); off += 100 {
+		pieces = append(pieces, data[off:off+100])
+	}
+	sent := false
+	next := func() (int32, [][]byte, error) {
+		if sent {
+			return 0, nil, io.EOF
+		}
+		sent = true
+		return 0, pieces, nil
+	}
+	h := &agentv1.DropFilesHeader{Files: []*agentv1.DropFile{{Name: "p.bin", Size: int64(len(data)), Sha256: sum(data)}}}
+	resp, err := s.Drop(context.Background(), h, next, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(resp.GetFiles()[0].GetPath()); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("saved file: %d bytes, %v; want the %d bytes sent", len(got), err, len(data))
 	}
 }

@@ -12,15 +12,19 @@ import (
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/validate"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"glovebox.dev/shared/wirecodec"
 )
 
 // Files is the file backend (guest/internal/files): drops into the drop directory and reads under the home
 // directory. Requests reaching it have been validated.
 type Files interface {
-	// Drop receives the files h declares from next (io.EOF after the last chunk); offer, when the target
-	// is DESKTOP_CLIPBOARD, puts the saved files on the clipboard (nil: no clipboard backend).
+	// Drop receives the files h declares from next (a chunk's file index and bytes, the bytes in pieces
+	// valid until the next call; io.EOF after the last chunk); offer, when the target is
+	// DESKTOP_CLIPBOARD, puts the saved files on the clipboard (nil: no clipboard backend).
 	// place, when the target is PAGE, gives the saved files to a page element (nil: no browser backend).
-	Drop(ctx context.Context, h *agentv1.DropFilesHeader, next func() (*agentv1.FileChunk, error),
+	Drop(ctx context.Context, h *agentv1.DropFilesHeader, next func() (file int32, data [][]byte, err error),
 		offer func(ctx context.Context, text string, targets map[string][]byte) error,
 		place func(ctx context.Context, p *agentv1.PageDrop, paths []string) error) (*agentv1.DropFilesResponse, error)
 	// Open opens a regular file under the home directory of at most maxBytes (0: the agent's cap).
@@ -74,15 +78,15 @@ func (f *filesService) DropFiles(st grpc.ClientStreamingServer[agentv1.DropFiles
 			offer = c.Offer
 		}
 	}
-	next := func() (*agentv1.FileChunk, error) {
-		m, err := st.Recv()
-		if err != nil {
-			return nil, recvErr(err)
+	// Chunks are received as their wire bytes and written out from grpc's buffers (chunkOf).
+	var raw wirecodec.Raw
+	defer raw.Free()
+	next := func() (int32, [][]byte, error) {
+		raw.Free()
+		if err := st.RecvMsg(&raw); err != nil {
+			return 0, nil, recvErr(err)
 		}
-		if m.GetChunk() == nil {
-			return nil, &errdefs.BadRequest{Violations: []errdefs.Violation{{Field: "chunk", Description: "required after the header"}}}
-		}
-		return m.GetChunk(), nil
+		return chunkOf(&raw)
 	}
 	var place func(ctx context.Context, p *agentv1.PageDrop, paths []string) error
 	if br := f.s.b().Browser; br != nil {
@@ -102,6 +106,45 @@ func (f *filesService) DropFiles(st grpc.ClientStreamingServer[agentv1.DropFiles
 		return fmt.Errorf("drop: %w", err)
 	}
 	return st.SendAndClose(resp)
+}
+
+// Field numbers of a drop's chunk messages, as the wire has them.
+var (
+	chunkField     = (&agentv1.DropFilesRequest{}).ProtoReflect().Descriptor().Fields().ByName("chunk").Number()
+	chunkFileField = (&agentv1.FileChunk{}).ProtoReflect().Descriptor().Fields().ByName("file").Number()
+	chunkDataField = (&agentv1.FileChunk{}).ProtoReflect().Descriptor().Fields().ByName("data").Number()
+)
+
+// chunkOf returns the file index and the data of raw, a DropFilesRequest after the header. A message that
+// is exactly a chunk field holding the file field (or none: file 0) and then the data field, as protobuf
+// encoders write it, is read from the wire: the data stays in raw's buffers. Any other encoding is decoded
+// and checked like every request.
+func chunkOf(raw *wirecodec.Raw) (int32, [][]byte, error) {
+	var buf [32]byte
+	head := raw.Head(buf[:])
+	if num, off, n, ok := wirecodec.Field(head); ok && num == chunkField && off+n == raw.Len() {
+		rest, file := head[off:], int32(0)
+		if num, typ, tn := protowire.ConsumeTag(rest); tn > 0 && num == chunkFileField && typ == protowire.VarintType {
+			v, vn := protowire.ConsumeVarint(rest[tn:])
+			if vn > 0 {
+				file, rest = int32(v), rest[tn+vn:]
+			}
+		}
+		if num, doff, dn, ok := wirecodec.Field(rest); ok && num == chunkDataField {
+			if at := len(head) - len(rest) + doff; at+dn == raw.Len() {
+				raw.Skip(at)
+				return file, raw.Pieces(), nil
+			}
+		}
+	}
+	var m agentv1.DropFilesRequest
+	if err := raw.Decode(&m); err != nil {
+		return 0, nil, err
+	}
+	if m.GetChunk() == nil {
+		return 0, nil, &errdefs.BadRequest{Violations: []errdefs.Violation{{Field: "chunk", Description: "required after the header"}}}
+	}
+	return m.GetChunk().GetFile(), [][]byte{m.GetChunk().GetData()}, nil
 }
 
 // recvErr passes io.EOF through and makes a broken stream UNAVAILABLE.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"glovebox.dev/host/internal/config"
@@ -14,6 +15,7 @@ import (
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/validate"
+	"glovebox.dev/shared/wirecodec"
 )
 
 // Full method names of the file surface, as recorded in the audit log.
@@ -52,11 +54,18 @@ func (b *Broker) filesDenied(cl *call) error {
 	return fmt.Errorf("principal %s may not transfer files: %w", cl.c.Principal.Name, errdefs.ErrPolicyDenied)
 }
 
-// DropFiles forwards a drop (a mutation, outside the input queue) chunk by chunk from recv to the guest:
+// DropStream is the caller's side of a drop (grpc.ClientStreamingServer gives it): Recv decodes the first
+// message; the chunks after it are received with RecvMsg into a *wirecodec.Raw and passed on undecoded.
+type DropStream interface {
+	Recv() (*brokerv1.DropFilesRequest, error)
+	RecvMsg(m any) error
+}
+
+// DropFiles forwards a drop (a mutation, outside the input queue) chunk by chunk from st to the guest:
 // the header is validated against the principal's caps and audited (names, sizes, keyed hashes of the
 // sha256s) before the guest is asked; the outcome records the saved names and guest paths.
-func (b *Broker) DropFiles(ctx context.Context, recv func() (*brokerv1.DropFilesRequest, error)) (*brokerv1.DropFilesResponse, error) {
-	first, err := recv()
+func (b *Broker) DropFiles(ctx context.Context, st DropStream) (*brokerv1.DropFilesResponse, error) {
+	first, err := st.Recv()
 	if errors.Is(err, io.EOF) {
 		return nil, &errdefs.BadRequest{Violations: []errdefs.Violation{{Field: "request.header", Description: "required as the first message"}}}
 	}
@@ -102,7 +111,7 @@ func (b *Broker) DropFiles(ctx context.Context, recv func() (*brokerv1.DropFiles
 			return m, true
 		},
 		send: func(ctx context.Context, c guestClients, h *agentv1.DropFilesHeader) (*agentv1.DropFilesResponse, error) {
-			return forwardDrop(ctx, c, h, recv)
+			return forwardDrop(ctx, c, h, st)
 		},
 		answered: func(cl *call, resp *agentv1.DropFilesResponse) {
 			cl.extraArgs = map[string]*structpb.Value{"response": structpb.NewStructValue(b.args(resp))}
@@ -114,31 +123,43 @@ func (b *Broker) DropFiles(ctx context.Context, recv func() (*brokerv1.DropFiles
 	return &brokerv1.DropFilesResponse{Response: resp, AuditSeq: seq}, nil
 }
 
-// forwardDrop streams the header and then every chunk from recv to the guest, one message at a time. A
+// forwardDrop streams the header and then every chunk from st to the guest, one message at a time. A
 // caller's stream that breaks cancels the guest's, so the agent keeps nothing of the drop.
-func forwardDrop(ctx context.Context, c guestClients, h *agentv1.DropFilesHeader, recv func() (*brokerv1.DropFilesRequest, error)) (*agentv1.DropFilesResponse, error) {
+//
+// The chunks are passed on as the caller's wire bytes (wirecodec.Raw), neither decoded nor encoded again:
+// what is forwarded is the content of the message's request field, when that is all the message holds and
+// it holds a chunk (chunkFrame); the agent decodes and checks the chunk itself. Any other encoding is
+// decoded and checked here and encoded again.
+func forwardDrop(ctx context.Context, c guestClients, h *agentv1.DropFilesHeader, in DropStream) (*agentv1.DropFilesResponse, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	st, err := c.Files.DropFiles(ctx)
+	st, err := c.Files.DropFiles(ctx, grpc.ForceCodecV2(wirecodec.PassCodec{}))
 	if err != nil {
 		return nil, err
 	}
 	if err := st.Send(&agentv1.DropFilesRequest{Frame: &agentv1.DropFilesRequest_Header{Header: h}}); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
+	var raw wirecodec.Raw
+	defer raw.Free()
 	for {
-		m, err := recv()
+		raw.Free()
+		err := in.RecvMsg(&raw)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("drop stream: %w", errors.Join(errdefs.ErrInterrupted, err))
 		}
-		if m.GetSessionId() != "" || m.GetRequest().GetChunk() == nil {
-			return nil, &errdefs.BadRequest{Violations: []errdefs.Violation{{Field: "request.chunk",
-				Description: "every message after the first holds a chunk only (no session_id, no header)"}}}
+		var out any = &raw
+		if !chunkFrame(&raw) {
+			m, err := decodeChunk(&raw)
+			if err != nil {
+				return nil, err
+			}
+			out = m
 		}
-		if err := st.Send(m.GetRequest()); err != nil {
+		if err := st.SendMsg(out); err != nil {
 			if errors.Is(err, io.EOF) {
 				break // the agent answered early (a refusal): CloseAndRecv has it
 			}
@@ -146,6 +167,43 @@ func forwardDrop(ctx context.Context, c guestClients, h *agentv1.DropFilesHeader
 		}
 	}
 	return st.CloseAndRecv()
+}
+
+// Field numbers of the drop's chunk messages, as the wire has them.
+var (
+	requestField = (&brokerv1.DropFilesRequest{}).ProtoReflect().Descriptor().Fields().ByName("request").Number()
+	chunkField   = (&agentv1.DropFilesRequest{}).ProtoReflect().Descriptor().Fields().ByName("chunk").Number()
+)
+
+// chunkFrame reports whether raw, a brokerv1.DropFilesRequest, is exactly one request field that is exactly
+// one chunk field (as protobuf encoders write a chunk message), and then leaves raw holding the request
+// field's content: the agent message, to pass on.
+func chunkFrame(raw *wirecodec.Raw) bool {
+	var buf [24]byte
+	head := raw.Head(buf[:])
+	num, off, n, ok := wirecodec.Field(head)
+	if !ok || num != requestField || off+n != raw.Len() {
+		return false
+	}
+	num, coff, cn, ok := wirecodec.Field(head[off:])
+	if !ok || num != chunkField || coff+cn != n {
+		return false
+	}
+	raw.Skip(off)
+	return true
+}
+
+// decodeChunk decodes and checks a chunk message in any other encoding.
+func decodeChunk(raw *wirecodec.Raw) (*agentv1.DropFilesRequest, error) {
+	var m brokerv1.DropFilesRequest
+	if err := raw.Decode(&m); err != nil {
+		return nil, err
+	}
+	if m.GetSessionId() != "" || m.GetRequest().GetChunk() == nil {
+		return nil, &errdefs.BadRequest{Violations: []errdefs.Violation{{Field: "request.chunk",
+			Description: "every message after the first holds a chunk only (no session_id, no header)"}}}
+	}
+	return m.GetRequest(), nil
 }
 
 // ReadFile forwards a read (an observation) from the guest to send, message by message; max_bytes is

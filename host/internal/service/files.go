@@ -17,7 +17,7 @@ type Files struct {
 
 // DropFiles forwards a drop.
 func (s *Files) DropFiles(st grpc.ClientStreamingServer[brokerv1.DropFilesRequest, brokerv1.DropFilesResponse]) error {
-	resp, err := s.b.DropFiles(st.Context(), st.Recv)
+	resp, err := s.b.DropFiles(st.Context(), st)
 	if err != nil {
 		return err
 	}
