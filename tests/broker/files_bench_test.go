@@ -6,11 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +51,8 @@ func BenchmarkDrop256(b *testing.B) {
 	b.Run("glovebox-256MiB", func(b *testing.B) {
 		b.SetBytes(benchDropBytes)
 		lat := make([]time.Duration, 0, 8)
+		pids := []int{os.Getpid(), f.broker.cmd.Process.Pid, f.agent.Pid()}
+		cpu0 := cpuTimes(b, pids)
 		for b.Loop() {
 			t0 := time.Now()
 			resp, err := dropBytes(ctx, f.files, f.session, "bench.bin", data, hex.EncodeToString(sum[:]))
@@ -59,6 +64,11 @@ func BenchmarkDrop256(b *testing.B) {
 			os.Remove(resp.GetResponse().GetFiles()[0].GetPath())
 			b.StartTimer()
 		}
+		cpu := cpuTimes(b, pids)
+		for i, name := range []string{"client", "broker", "agent"} {
+			b.ReportMetric((cpu[i]-cpu0[i]).Seconds()/float64(b.N), name+"-cpu-s/op")
+			b.ReportMetric((cpu[i+3]-cpu0[i+3]).Seconds()/float64(b.N), name+"-sys-s/op")
+		}
 		reportP50(b, lat)
 	})
 	b.Run("socat-256MiB", func(b *testing.B) {
@@ -66,6 +76,7 @@ func BenchmarkDrop256(b *testing.B) {
 		sock := filepath.Join(f.home, "bench.sock")
 		out := filepath.Join(drops, "socat.bin")
 		lat := make([]time.Duration, 0, 8)
+		var cpu time.Duration
 		for b.Loop() {
 			b.StopTimer()
 			os.Remove(sock)
@@ -87,12 +98,16 @@ func BenchmarkDrop256(b *testing.B) {
 			}
 			lat = append(lat, time.Since(t0))
 			b.StopTimer()
+			for _, ps := range []*os.ProcessState{cli.ProcessState, srv.ProcessState} {
+				cpu += ps.UserTime() + ps.SystemTime()
+			}
 			if st, err := os.Stat(out); err != nil || st.Size() != benchDropBytes {
 				b.Fatalf("socat wrote %v %v", st, err)
 			}
 			b.StartTimer()
 		}
 		os.Remove(out)
+		b.ReportMetric(cpu.Seconds()/float64(b.N), "socat-cpu-s/op")
 		reportP50(b, lat)
 	})
 }
@@ -109,6 +124,32 @@ func waitSocket(b *testing.B, path string) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// cpuTimes reads the user and system CPU time of each process from /proc/PID/stat.
+func cpuTimes(b *testing.B, pids []int) []time.Duration {
+	b.Helper()
+	out := make([]time.Duration, 2*len(pids))
+	for i, pid := range pids {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Fields after the command name (which may hold spaces) in parentheses; utime and stime are the
+		// 14th and 15th fields, in clock ticks (100 a second on Linux).
+		fields := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+		for _, k := range []int{11, 12} {
+			n, err := strconv.ParseInt(fields[k], 10, 64)
+			if err != nil {
+				b.Fatalf("/proc/%d/stat: %v", pid, err)
+			}
+			out[i] += time.Duration(n) * 10 * time.Millisecond
+			if k == 12 {
+				out[len(pids)+i] += time.Duration(n) * 10 * time.Millisecond
+			}
+		}
+	}
+	return out
 }
 
 func reportP50(b *testing.B, lat []time.Duration) {
