@@ -1,7 +1,6 @@
 package broker_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -14,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -88,74 +86,47 @@ func drop(ctx context.Context, files brokerv1.FilesServiceClient, session string
 	return st.CloseAndRecv()
 }
 
-// rss samples a process's resident set every 10 ms until stop, keeping the largest (kB).
-type rss struct {
+// peakRSS measures how far a process's resident set grows at its peak during a stretch, from the kernel's
+// high-water mark rather than by sampling (which misses a short spike): watchPeakRSS resets VmHWM to the
+// current VmRSS (writing 5 to /proc/PID/clear_refs) and keeps that VmRSS; growth reads VmHWM, the largest
+// resident set since the reset.
+type peakRSS struct {
 	pid  int
-	base int64
-	mu   sync.Mutex
-	peak int64
-	stop chan struct{}
-	done chan struct{}
+	base int64 // kB
 }
 
-func vmRSS(t *testing.T, pid int) int64 {
+// statusKB reads one "Name:   N kB" line of /proc/PID/status.
+func statusKB(t *testing.T, pid int, name string) int64 {
 	t.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
 			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("/proc/%d/status %s: %v", pid, name, err)
 			}
 			return n
 		}
 	}
-	t.Fatalf("no VmRSS for pid %d", pid)
+	t.Fatalf("no %s in /proc/%d/status", name, pid)
 	return 0
 }
 
-func watchRSS(t *testing.T, pid int) *rss {
-	r := &rss{pid: pid, base: vmRSS(t, pid), stop: make(chan struct{}), done: make(chan struct{})}
-	r.peak = r.base
-	go func() {
-		defer close(r.done)
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-r.stop:
-				return
-			case <-tick.C:
-			}
-			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-			if err != nil {
-				return
-			}
-			for _, line := range strings.Split(string(b), "\n") {
-				if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-					n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-					r.mu.Lock()
-					r.peak = max(r.peak, n)
-					r.mu.Unlock()
-				}
-			}
-		}
-	}()
-	return r
+func watchPeakRSS(t *testing.T, pid int) *peakRSS {
+	t.Helper()
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
+		t.Fatalf("reset the peak RSS of pid %d (Linux >= 4.0): %v", pid, err)
+	}
+	return &peakRSS{pid: pid, base: statusKB(t, pid, "VmRSS")}
 }
 
-// growth stops sampling and returns the peak growth in bytes.
-func (r *rss) growth() int64 {
-	close(r.stop)
-	<-r.done
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return (r.peak - r.base) << 10
+// growth is the peak resident set since watchPeakRSS less the resident set then, in bytes.
+func (r *peakRSS) growth(t *testing.T) int64 {
+	t.Helper()
+	return (statusKB(t, r.pid, "VmHWM") - r.base) << 10
 }
 
 func fileSHA(t *testing.T, path string) string {
@@ -213,17 +184,17 @@ func TestDropFilesThroughBroker(t *testing.T) {
 	big := payload{name: "big.bin", size: 256 << 20, seed: 1}
 	odd := payload{name: "../../etc/\x01pass\u202ewd.txt", size: 22 << 20, seed: 2, prefix: []byte(canaryFile)}
 	dup := payload{name: "report.pdf", size: 22<<20 + 7, seed: 3}
-	agentRSS, brokerRSS := watchRSS(t, f.agent.Pid()), watchRSS(t, f.broker.cmd.Process.Pid)
+	agentRSS, brokerRSS := watchPeakRSS(t, f.agent.Pid()), watchPeakRSS(t, f.broker.cmd.Process.Pid)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	resp, err := drop(ctx, f.files, f.session, agentv1.DropTarget_DROP_TARGET_UNSPECIFIED, big, odd, dup)
-	ag, bg := agentRSS.growth(), brokerRSS.growth()
+	ag, bg := agentRSS.growth(t), brokerRSS.growth(t)
 	if err != nil {
 		t.Fatalf("drop: %v", err)
 	}
-	t.Logf("RSS growth: agent %d MiB, broker %d MiB", ag>>20, bg>>20)
+	t.Logf("peak RSS growth during the drop: agent %d MiB, broker %d MiB", ag>>20, bg>>20)
 	if ag > 64<<20 || bg > 64<<20 {
-		t.Errorf("RSS grew by agent %d, broker %d bytes; want <= 64 MiB each", ag, bg)
+		t.Errorf("peak RSS grew by agent %d, broker %d bytes; want <= 64 MiB each", ag, bg)
 	}
 	want := map[string]payload{"big.bin": big, "_.._etc__pass_wd.txt": odd, "2-report.pdf": dup}
 	entries, err := os.ReadDir(drops)
