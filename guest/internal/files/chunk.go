@@ -2,6 +2,7 @@ package files
 
 import (
 	"errors"
+	"hash"
 	"os"
 	"syscall"
 
@@ -65,3 +66,35 @@ func writePieces(f *os.File, pieces [][]byte) error {
 	}
 	return nil
 }
+
+// hashing hashes a chunk on a goroutine of its own while the receiver writes it.
+type hashing struct {
+	in   chan hashJob
+	done chan struct{}
+}
+
+type hashJob struct {
+	h    hash.Hash
+	data [][]byte
+}
+
+func startHashing() *hashing {
+	hs := &hashing{in: make(chan hashJob), done: make(chan struct{})}
+	go func() {
+		for j := range hs.in {
+			for _, b := range j.data {
+				j.h.Write(b)
+			}
+			hs.done <- struct{}{}
+		}
+	}()
+	return hs
+}
+
+// hash starts hashing data into h; wait waits for it to end (data must stay valid until then).
+func (hs *hashing) hash(h hash.Hash, data [][]byte) { hs.in <- hashJob{h, data} }
+
+func (hs *hashing) wait() { <-hs.done }
+
+// stop ends the goroutine (no hash may be in progress).
+func (hs *hashing) stop() { close(hs.in) }
