@@ -90,8 +90,25 @@ func TestDropChunkEncodings(t *testing.T) {
 		})
 	}
 
+	// A chunk whose content is not protobuf (passed on by the broker, decoded by the agent) is refused as
+	// INVALID_ARGUMENT; nothing is kept.
+	st, err := f.files.DropFiles(ctx, grpc.ForceCodecV2(wirecodec.PassCodec{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := &agentv1.DropFilesHeader{Files: []*agentv1.DropFile{{Name: "garbled.bin", Size: 10, Sha256: hex.EncodeToString(sum[:])}}}
+	st.Send(&brokerv1.DropFilesRequest{SessionId: f.session, Request: &agentv1.DropFilesRequest{Frame: &agentv1.DropFilesRequest_Header{Header: bad}}})
+	st.SendMsg(&wirecodec.Raw{Data: mem.BufferSlice{mem.SliceBuffer(field(2, field(2, []byte{0x08, 0xff, 0xff})))}})
+	_, err = st.CloseAndRecv()
+	if !errors.Is(errgrpc.FromError(err), errdefs.ErrInvalidArgument) || !strings.Contains(err.Error(), "chunk") {
+		t.Errorf("garbled chunk: %v; want INVALID_ARGUMENT naming the chunk", err)
+	}
+	if _, err := os.Stat(filepath.Join(f.home, "Drops", "garbled.bin")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("garbled.bin: %v; want it absent", err)
+	}
+
 	// A session_id after the first message is refused, naming the field; nothing is kept.
-	st, err := f.files.DropFiles(ctx)
+	st, err = f.files.DropFiles(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
