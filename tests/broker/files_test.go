@@ -232,6 +232,33 @@ func TestDropFilesThroughBroker(t *testing.T) {
 	if len(after) != len(entries) {
 		t.Errorf("after the refused drop the directory holds %d entries, before %d", len(after), len(entries))
 	}
+	// The other way: reading the 256 MiB file back through broker and agent holds neither process's peak
+	// growth above the bound either; the bytes arrive with the file's sha256.
+	agentRSS, brokerRSS = watchPeakRSS(t, f.agent.Pid()), watchPeakRSS(t, f.broker.cmd.Process.Pid)
+	st, err := f.files.ReadFile(ctx, &brokerv1.ReadFileRequest{SessionId: f.session, Request: &agentv1.ReadFileRequest{Path: filepath.Join(drops, "big.bin")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, n := sha256.New(), 0
+	for {
+		m, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("read big.bin: %v", err)
+		}
+		h.Write(m.GetResponse().GetData())
+		n += len(m.GetResponse().GetData())
+	}
+	ag, bg = agentRSS.growth(t), brokerRSS.growth(t)
+	t.Logf("peak RSS growth during the 256 MiB read: agent %d MiB, broker %d MiB", ag>>20, bg>>20)
+	if ag > 64<<20 || bg > 64<<20 {
+		t.Errorf("reading: peak RSS grew by agent %d, broker %d bytes; want <= 64 MiB each", ag, bg)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != big.sha256() || n != int(big.size) {
+		t.Errorf("read big.bin: %d bytes, sha256 %s; want %d bytes, %s", n, got, big.size, big.sha256())
+	}
 	checkNoCanary(t, f, odd.sha256())
 }
 

@@ -11,10 +11,9 @@ import (
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/validate"
+	"glovebox.dev/shared/wirecodec"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protowire"
-
-	"glovebox.dev/shared/wirecodec"
 )
 
 // Files is the file backend (guest/internal/files): drops into the drop directory and reads under the home
