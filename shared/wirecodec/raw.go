@@ -63,6 +63,13 @@ func (r *Raw) Pieces() [][]byte {
 	return out
 }
 
+// Wrap returns a message that holds r's message as its field num (length-delimited), to send: it shares
+// r's buffers (r still owns them and is freed as usual; the returned Raw is sent and never freed).
+func (r *Raw) Wrap(num protowire.Number) *Raw {
+	head := protowire.AppendVarint(protowire.AppendTag(nil, num, protowire.BytesType), uint64(r.Len()))
+	return &Raw{Data: append(mem.BufferSlice{mem.SliceBuffer(head)}, r.Data...)}
+}
+
 // Decode decodes the message into m as Codec does for a request, and fails with the *errdefs.BadRequest
 // StreamServerInterceptor would give for it (invalid UTF-8, oversized lists and strings, malformed data).
 func (r *Raw) Decode(m proto.Message) error {

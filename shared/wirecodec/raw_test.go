@@ -53,6 +53,13 @@ func TestRaw(t *testing.T) {
 		t.Fatalf("Marshal: %v; want the bytes as they are", err)
 	}
 	out.Free() // what grpc does once written
+	// Wrapped as field 1 of an outer message: the field header, then the same buffers.
+	out, err = (wirecodec.Codec{}).Marshal(r.Wrap(1))
+	want := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), msg)
+	if err != nil || !bytes.Equal(out.Materialize(), want) {
+		t.Fatalf("Marshal of Wrap(1): %v; want the bytes as field 1", err)
+	}
+	out.Free()
 	r.Free()
 	if pool.out != 0 || r.Len() != 0 {
 		t.Errorf("%d pooled buffers not given back after Free (Raw holds %d bytes)", pool.out, r.Len())

@@ -206,10 +206,17 @@ func decodeChunk(raw *wirecodec.Raw) (*agentv1.DropFilesRequest, error) {
 	return m.GetRequest(), nil
 }
 
-// ReadFile forwards a read (an observation) from the guest to send, message by message; max_bytes is
+// ReadStream is the caller's side of a read (grpc.ServerStreamingServer gives it): Send for the messages
+// the broker builds, SendMsg for the data messages passed on as the guest's wire bytes (a *wirecodec.Raw).
+type ReadStream interface {
+	Send(*brokerv1.ReadFileResponse) error
+	SendMsg(m any) error
+}
+
+// ReadFile forwards a read (an observation) from the guest to st, message by message; max_bytes is
 // lowered to the principal's cap. The audit record (path, size, keyed hash of the sha256) is written once
 // the guest's stream ended, and its sequence number rides on the last message, held back until then.
-func (b *Broker) ReadFile(ctx context.Context, r *brokerv1.ReadFileRequest, send func(*brokerv1.ReadFileResponse) error) error {
+func (b *Broker) ReadFile(ctx context.Context, r *brokerv1.ReadFileRequest, st ReadStream) error {
 	var info *agentv1.ReadFileInfo
 	last, seq, err := run(ctx, b, r.GetSessionId(), r.GetRequest(), op[*agentv1.ReadFileRequest, *agentv1.ReadFileResponse]{
 		rpc:   RPCReadFile,
@@ -226,9 +233,7 @@ func (b *Broker) ReadFile(ctx context.Context, r *brokerv1.ReadFileRequest, send
 		},
 		extra: func(req *agentv1.ReadFileRequest) time.Duration { return transferTime(req.GetMaxBytes()) },
 		send: func(ctx context.Context, c guestClients, req *agentv1.ReadFileRequest) (*agentv1.ReadFileResponse, error) {
-			return forwardRead(ctx, c, req, &info, func(m *agentv1.ReadFileResponse) error {
-				return send(&brokerv1.ReadFileResponse{Response: m})
-			})
+			return forwardRead(ctx, c, req, &info, st)
 		},
 		answered: func(cl *call, last *agentv1.ReadFileResponse) {
 			// The record names the file, its size and the keyed hash of its sha256 (the first and last
@@ -240,40 +245,75 @@ func (b *Broker) ReadFile(ctx context.Context, r *brokerv1.ReadFileRequest, send
 	if err != nil {
 		return err
 	}
-	return send(&brokerv1.ReadFileResponse{Response: last, AuditSeq: seq})
+	return st.Send(&brokerv1.ReadFileResponse{Response: last, AuditSeq: seq})
 }
 
-// forwardRead passes the guest's messages to send, holding the last one back and returning it; info is set
-// from the first message.
-func forwardRead(ctx context.Context, c guestClients, req *agentv1.ReadFileRequest, info **agentv1.ReadFileInfo, send func(*agentv1.ReadFileResponse) error) (*agentv1.ReadFileResponse, error) {
+// forwardRead passes the guest's messages to out, holding the last one back and returning it decoded; info
+// is set from the first message. The messages are received as wire bytes: one that is just the data field
+// goes out as a response field holding those bytes, neither decoded nor encoded again; the others (info,
+// sha256) are decoded.
+func forwardRead(ctx context.Context, c guestClients, req *agentv1.ReadFileRequest, info **agentv1.ReadFileInfo, out ReadStream) (*agentv1.ReadFileResponse, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	st, err := c.Files.ReadFile(ctx, req)
+	st, err := c.Files.ReadFile(ctx, req, grpc.ForceCodecV2(wirecodec.PassCodec{}))
 	if err != nil {
 		return nil, err
 	}
-	var last *agentv1.ReadFileResponse
+	var held, cur wirecodec.Raw
+	defer held.Free()
+	defer cur.Free()
+	holding := false
 	for {
-		m, err := st.Recv()
+		cur.Free()
+		err := st.RecvMsg(&cur)
 		if errors.Is(err, io.EOF) {
-			if last == nil {
+			if !holding {
 				return nil, fmt.Errorf("guest sent no message: %w", errdefs.ErrUnavailable)
 			}
-			return last, nil
+			return decodeRead(&held)
 		}
 		if err != nil {
 			return nil, err
 		}
-		if m.GetInfo() != nil {
-			*info = m.GetInfo()
-		}
-		if last != nil {
-			if err := send(last); err != nil {
+		if holding {
+			if err := sendRead(out, &held, info); err != nil {
 				return nil, fmt.Errorf("send: %w", errors.Join(errdefs.ErrInterrupted, err))
 			}
 		}
-		last = m
+		held, cur, holding = cur, held, true
 	}
+}
+
+// Field numbers of a read's messages, as the wire has them.
+var (
+	readDataField     = (&agentv1.ReadFileResponse{}).ProtoReflect().Descriptor().Fields().ByName("data").Number()
+	readResponseField = (&brokerv1.ReadFileResponse{}).ProtoReflect().Descriptor().Fields().ByName("response").Number()
+)
+
+// sendRead sends one guest message of a read to out: a data-only message wrapped as it is, any other
+// decoded (info is kept) and wrapped.
+func sendRead(out ReadStream, raw *wirecodec.Raw, info **agentv1.ReadFileInfo) error {
+	var buf [16]byte
+	if num, off, n, ok := wirecodec.Field(raw.Head(buf[:])); ok && num == readDataField && off+n == raw.Len() {
+		return out.SendMsg(raw.Wrap(readResponseField))
+	}
+	m, err := decodeRead(raw)
+	if err != nil {
+		return err
+	}
+	if m.GetInfo() != nil {
+		*info = m.GetInfo()
+	}
+	return out.Send(&brokerv1.ReadFileResponse{Response: m})
+}
+
+// decodeRead decodes a guest message of a read; one that does not decode is the guest's fault.
+func decodeRead(raw *wirecodec.Raw) (*agentv1.ReadFileResponse, error) {
+	var m agentv1.ReadFileResponse
+	if err := (wirecodec.PassCodec{}).Unmarshal(raw.Data, &m); err != nil {
+		return nil, fmt.Errorf("guest message: %w", errors.Join(errdefs.ErrUnavailable, err))
+	}
+	return &m, nil
 }
 
 // ListDownloads lists the guest's browser download directory (an observation, refused when the policy

@@ -26,7 +26,7 @@ func (s *Files) DropFiles(st grpc.ClientStreamingServer[brokerv1.DropFilesReques
 
 // ReadFile streams a file out.
 func (s *Files) ReadFile(r *brokerv1.ReadFileRequest, st grpc.ServerStreamingServer[brokerv1.ReadFileResponse]) error {
-	return s.b.ReadFile(st.Context(), r, st.Send)
+	return s.b.ReadFile(st.Context(), r, st)
 }
 
 // ListDownloads lists the browser download directory.
