@@ -8,10 +8,10 @@ import (
 )
 
 // Raw is a message kept as its wire bytes, for a stream that passes large messages on or writes them out
-// without decoding them (a file drop's chunks): Codec.Unmarshal into a *Raw keeps the buffers grpc-go
-// received the message in (no copy, nothing decoded, nothing checked), and Codec.Marshal and
-// PassCodec.Marshal of a *Raw send them as they are. The holder frees Data (Free) when done; until then the
-// buffers are not reused.
+// without decoding them (the chunks of file drops and reads): Codec.Unmarshal into a *Raw keeps the
+// buffers grpc-go received the message in (no copy, nothing decoded, nothing checked), and Codec.Marshal
+// and PassCodec.Marshal of a *Raw send them as they are. The holder frees Data (Free) when done; until then
+// the buffers are not reused.
 //
 // Receiving into a *Raw skips everything Codec checks (UTF-8, list and string bounds): the holder either
 // parses the few fields it needs from the wire itself, refusing what it does not understand, or decodes
