@@ -24,3 +24,6 @@ DEBIAN_PACKAGES="$DEBIAN_PACKAGES socat"
 DEBIAN_PACKAGES="$DEBIAN_PACKAGES nodejs"
 # Recording export's video (glovebox recording export).
 DEBIAN_PACKAGES="$DEBIAN_PACKAGES ffmpeg"
+# The recordings scenario: Debian's mousepad is the recorded editor; python3-jsonschema validates the exported
+# steps.jsonl against docs/recording-step.schema.json (a validator nobody here wrote).
+DEBIAN_PACKAGES="$DEBIAN_PACKAGES mousepad python3-jsonschema"
