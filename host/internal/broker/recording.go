@@ -171,6 +171,10 @@ func (b *Broker) recordCall(cl *call, seq uint64, err error) {
 	if r == nil {
 		return
 	}
+	if _, ok := cl.response.(*agentv1.GetAppResponse); ok {
+		// A launch names its app as a GetApp observation does, so later element steps name it too.
+		b.noteObservation(cl, err)
+	}
 	st := b.stepOf(r, cl.args, cl.redacted, cl.target, cl.response, cl.start, seq, err)
 	st.Source, st.Principal, st.SessionID, st.RPC = "AGENT", cl.c.Principal.Name, cl.s.id, cl.rpc
 	if ar, ok := cl.args.(*agentv1.ActRequest); ok {

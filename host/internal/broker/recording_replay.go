@@ -82,3 +82,11 @@ func (a *replayActor) Act(ctx context.Context, r *agentv1.ActRequest) (uint64, e
 	resp, err := a.b.Act(ctx, &brokerv1.ActRequest{SessionId: a.sid, Request: r})
 	return resp.GetAuditSeq(), err
 }
+
+func (a *replayActor) Launch(ctx context.Context, r *agentv1.GetAppRequest) (uint64, error) {
+	resp, err := a.b.GetApp(ctx, &brokerv1.GetAppRequest{SessionId: a.sid, Request: r})
+	if err == nil && !resp.GetResponse().GetAccessible() {
+		err = fmt.Errorf("the launched app did not reach the accessibility bus in time: %w", errdefs.ErrUnavailable)
+	}
+	return resp.GetAuditSeq(), err
+}

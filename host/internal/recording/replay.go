@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
@@ -32,10 +33,15 @@ const (
 // pointerActions are the actions that act at recorded coordinates.
 var pointerActions = map[string]bool{"click": true, "mouse_move": true, "mouse_down": true, "mouse_up": true, "drag": true, "scroll": true}
 
-// Replayable reports whether st is replayed at all: a successful Act of a session or the console.
+// Replayable reports whether st is replayed at all: a successful Act of a session or the console, or an
+// app launch.
 func Replayable(st Step) bool {
-	return st.Code == "OK" && (strings.HasSuffix(st.RPC, "/Act") || st.Source == "HUMAN")
+	return st.Code == "OK" && (strings.HasSuffix(st.RPC, "/Act") || st.Source == "HUMAN" || IsLaunch(st))
 }
+
+// IsLaunch reports whether st is a GetApp with launch (recorded only as such: a GetApp without launch is an
+// observation), which a replay repeats so a recording made from an empty desktop replays on one.
+func IsLaunch(st Step) bool { return strings.HasSuffix(st.RPC, "/GetApp") }
 
 // IsPointer reports whether st acts at screen coordinates.
 func IsPointer(st Step) bool { return pointerActions[st.Action] }
@@ -44,31 +50,48 @@ func IsPointer(st Step) bool { return pointerActions[st.Action] }
 // request id (the replaying session's own apply), with the text in clear when the recording kept it. A step
 // whose text was kept only as length + HMAC cannot be replayed (INVALID_ARGUMENT).
 func Request(st Step) (*agentv1.ActRequest, error) {
+	req := &agentv1.ActRequest{}
+	return req, unmarshalRequest(st, req)
+}
+
+// LaunchRequest rebuilds the GetApp request of a launch step (IsLaunch) for a replay, like Request.
+func LaunchRequest(st Step) (*agentv1.GetAppRequest, error) {
+	req := &agentv1.GetAppRequest{}
+	if err := unmarshalRequest(st, req); err != nil {
+		return nil, err
+	}
+	if !req.GetLaunch() {
+		return nil, fmt.Errorf("step %d: request: a GetApp step without launch: %w", st.Index, errdefs.ErrInvalidArgument)
+	}
+	return req, nil
+}
+
+// unmarshalRequest fills req from st's recorded request, as Request describes.
+func unmarshalRequest(st Step, req proto.Message) error {
 	raw := st.RequestText
 	if raw == nil {
 		raw = st.Request
 	}
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("step %d: request: %v: %w", st.Index, err, errdefs.ErrInvalidArgument)
+		return fmt.Errorf("step %d: request: %v: %w", st.Index, err, errdefs.ErrInvalidArgument)
 	}
 	redacted := false
 	walkRedacted(m, nil, func([]any) { redacted = true })
 	if redacted {
-		return nil, fmt.Errorf("step %d (%s): the recording kept its text only as length + HMAC (policy keep_text): %w", st.Index, st.Action, errdefs.ErrInvalidArgument)
+		return fmt.Errorf("step %d (%s): the recording kept its text only as length + HMAC (policy keep_text): %w", st.Index, st.Action, errdefs.ErrInvalidArgument)
 	}
 	for _, k := range []string{"owner", "target", "requestId", "request_id"} {
 		delete(m, k)
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	req := &agentv1.ActRequest{}
 	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(b, req); err != nil {
-		return nil, fmt.Errorf("step %d: request: %v: %w", st.Index, err, errdefs.ErrInvalidArgument)
+		return fmt.Errorf("step %d: request: %v: %w", st.Index, err, errdefs.ErrInvalidArgument)
 	}
-	return req, nil
+	return nil
 }
 
 // SetElement points r's element action at ref, reporting whether r is an element action.
@@ -155,6 +178,9 @@ type Actor interface {
 	Snapshot(ctx context.Context, appID string) (*agentv1.Snapshot, error)
 	// Act sends one action and returns its outcome record's seq.
 	Act(ctx context.Context, r *agentv1.ActRequest) (uint64, error)
+	// Launch finds or starts an app (GetApp with launch) and returns its outcome record's seq; an app that
+	// did not reach the accessibility bus is an error.
+	Launch(ctx context.Context, r *agentv1.GetAppRequest) (uint64, error)
 }
 
 // Result is one step's replay report.
@@ -179,7 +205,7 @@ func Replay(ctx context.Context, steps []Step, a Actor, keepGoing bool) []Result
 		case ctx.Err() != nil:
 			res.Status, res.Detail = StatusSkipped, ctx.Err().Error()
 		case !Replayable(st):
-			res.Status, res.Detail = StatusSkipped, "not a successful Act when recorded"
+			res.Status, res.Detail = StatusSkipped, "not a successful Act or launch when recorded"
 		default:
 			res = replayStep(ctx, st, a)
 		}
@@ -193,6 +219,16 @@ func Replay(ctx context.Context, steps []Step, a Actor, keepGoing bool) []Result
 
 func replayStep(ctx context.Context, st Step, a Actor) Result {
 	res := Result{Index: st.Index, Action: st.Action, Status: StatusDone}
+	if IsLaunch(st) {
+		req, err := LaunchRequest(st)
+		if err == nil {
+			res.AuditSeq, err = a.Launch(ctx, req)
+		}
+		if err != nil {
+			res.Status, res.Detail = StatusFailed, err.Error()
+		}
+		return res
+	}
 	req, err := Request(st)
 	if err != nil {
 		res.Status, res.Detail = StatusFailed, err.Error()

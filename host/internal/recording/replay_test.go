@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"context"
 	"testing"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
@@ -47,5 +48,55 @@ func TestRequestRefusesHashedText(t *testing.T) {
 	r, err := Request(st)
 	if err != nil || r.GetType().GetText() != "hello" || r.GetOwner() != "" || r.GetTarget() != nil {
 		t.Fatalf("request %v, %v; want the kept text without owner and target", r, err)
+	}
+}
+
+// launchActor records what a replay sends; its apps are what was launched.
+type launchActor struct {
+	launched []*agentv1.GetAppRequest
+	acts     int
+}
+
+func (a *launchActor) Apps(context.Context) ([]*agentv1.App, error) {
+	var apps []*agentv1.App
+	for _, r := range a.launched {
+		apps = append(apps, &agentv1.App{AppId: "app:1", Name: r.GetName()})
+	}
+	return apps, nil
+}
+
+func (a *launchActor) Snapshot(context.Context, string) (*agentv1.Snapshot, error) {
+	return &agentv1.Snapshot{SnapshotId: "app:1.s2", Elements: []*agentv1.Element{{Ref: "e1", Role: "text"}}}, nil
+}
+
+func (a *launchActor) Act(context.Context, *agentv1.ActRequest) (uint64, error) {
+	a.acts++
+	return 9, nil
+}
+
+func (a *launchActor) Launch(_ context.Context, r *agentv1.GetAppRequest) (uint64, error) {
+	a.launched = append(a.launched, r)
+	return 8, nil
+}
+
+// TestReplayLaunchesTheApp: a recorded launch (GetApp with launch) is replayed with its name and arguments,
+// so the element step after it finds the app on a desktop where it was not running. The old code skipped it
+// ("not a successful Act") and the element step was not found.
+func TestReplayLaunchesTheApp(t *testing.T) {
+	steps := []Step{
+		{Index: 0, Action: "GetApp", RPC: "/glovebox.broker.v1.ComputerService/GetApp", Code: "OK",
+			Request: []byte(`{"name":"mousepad","launch":true,"args":["/tmp/notes.txt"],"launch_timeout_ms":30000}`)},
+		{Index: 1, Action: "element_focus", RPC: "/glovebox.broker.v1.ComputerService/Act", Code: "OK",
+			Request: []byte(`{"element_focus":{"element":{"snapshot_id":"app:7.s1","ref":"e5"}}}`),
+			Element: &Element{AppID: "app:7", App: "mousepad", Role: "text"}},
+	}
+	a := &launchActor{}
+	res := Replay(context.Background(), steps, a, false)
+	if len(a.launched) != 1 || a.launched[0].GetName() != "mousepad" || !a.launched[0].GetLaunch() ||
+		len(a.launched[0].GetArgs()) != 1 || a.launched[0].GetArgs()[0] != "/tmp/notes.txt" {
+		t.Fatalf("launched %v, want mousepad /tmp/notes.txt", a.launched)
+	}
+	if res[0].Status != StatusDone || res[0].AuditSeq != 8 || res[1].Status != StatusDone || a.acts != 1 {
+		t.Fatalf("results %+v, acts %d; want the launch and the element step done", res, a.acts)
 	}
 }

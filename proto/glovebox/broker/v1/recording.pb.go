@@ -36,7 +36,7 @@ const (
 	ReplayStatus_REPLAY_STATUS_NOT_FOUND ReplayStatus = 4
 	// The broker refused the step or the action failed (detail says why).
 	ReplayStatus_REPLAY_STATUS_FAILED ReplayStatus = 5
-	// Not replayed: not a successful Act when recorded, or after the replay stopped.
+	// Not replayed: not a successful Act or launch when recorded, or after the replay stopped.
 	ReplayStatus_REPLAY_STATUS_SKIPPED ReplayStatus = 6
 )
 

@@ -30,8 +30,9 @@ const (
 // session and per control lease; docs/RECORDINGS.md). Export reads the directory offline (`glovebox recording
 // export`); replay goes through the broker so every replayed step is an ordinary, audited mutation.
 type RecordingServiceClient interface {
-	// ReplayRecording runs a sealed recording's successful Act steps again, in order, in a new session of the
-	// caller on guest (closed at the end; its label names the recording). Element steps are resolved by the
+	// ReplayRecording runs a sealed recording's successful Act steps and app launches (GetApp with launch) again,
+	// in order, in a new session of the caller on guest (closed at the end; its label names the recording); a
+	// launched app that does not reach the accessibility bus fails its step. Element steps are resolved by the
 	// description recorded with them (the app by name, then role, name and the path of roles and names from the
 	// snapshot's root), never by their old ref; pointer steps are sent at their recorded coordinates; other steps
 	// without their recorded target. A step whose text was kept only as length + HMAC fails (record with
@@ -68,8 +69,9 @@ func (c *recordingServiceClient) ReplayRecording(ctx context.Context, in *Replay
 // session and per control lease; docs/RECORDINGS.md). Export reads the directory offline (`glovebox recording
 // export`); replay goes through the broker so every replayed step is an ordinary, audited mutation.
 type RecordingServiceServer interface {
-	// ReplayRecording runs a sealed recording's successful Act steps again, in order, in a new session of the
-	// caller on guest (closed at the end; its label names the recording). Element steps are resolved by the
+	// ReplayRecording runs a sealed recording's successful Act steps and app launches (GetApp with launch) again,
+	// in order, in a new session of the caller on guest (closed at the end; its label names the recording); a
+	// launched app that does not reach the accessibility bus fails its step. Element steps are resolved by the
 	// description recorded with them (the app by name, then role, name and the path of roles and names from the
 	// snapshot's root), never by their old ref; pointer steps are sent at their recorded coordinates; other steps
 	// without their recorded target. A step whose text was kept only as length + HMAC fails (record with

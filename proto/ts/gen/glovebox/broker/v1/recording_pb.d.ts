@@ -162,7 +162,7 @@ export enum ReplayStatus {
   FAILED = 5,
 
   /**
-   * Not replayed: not a successful Act when recorded, or after the replay stopped.
+   * Not replayed: not a successful Act or launch when recorded, or after the replay stopped.
    *
    * @generated from enum value: REPLAY_STATUS_SKIPPED = 6;
    */
@@ -183,8 +183,9 @@ export declare const ReplayStatusSchema: GenEnum<ReplayStatus>;
  */
 export declare const RecordingService: GenService<{
   /**
-   * ReplayRecording runs a sealed recording's successful Act steps again, in order, in a new session of the
-   * caller on guest (closed at the end; its label names the recording). Element steps are resolved by the
+   * ReplayRecording runs a sealed recording's successful Act steps and app launches (GetApp with launch) again,
+   * in order, in a new session of the caller on guest (closed at the end; its label names the recording); a
+   * launched app that does not reach the accessibility bus fails its step. Element steps are resolved by the
    * description recorded with them (the app by name, then role, name and the path of roles and names from the
    * snapshot's root), never by their old ref; pointer steps are sent at their recorded coordinates; other steps
    * without their recorded target. A step whose text was kept only as length + HMAC fails (record with
