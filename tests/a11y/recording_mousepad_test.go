@@ -1,0 +1,204 @@
+package a11y
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/testenv"
+	"glovebox.dev/shared/testenv/a11ybus"
+	"glovebox.dev/shared/testenv/desktop"
+	"glovebox.dev/tests/internal/agenttest"
+	"glovebox.dev/tests/internal/brokertest"
+)
+
+// startEditorAgent starts a desktop with an accessibility session and the agent on it; the programs the agent
+// launches get their own XDG directories and an in-memory GSettings backend, so an editor keeps no state
+// (recent files, window size, preferences) from one desktop to the next.
+func startEditorAgent(t *testing.T) (*a11ybus.Session, *agenttest.Agent) {
+	t.Helper()
+	d := desktop.Start(t, desktop.Options{})
+	s := a11ybus.Start(t, d)
+	home := t.TempDir()
+	a := agenttest.Start(t, agenttest.Options{Desktop: d, Env: []string{
+		"DBUS_SESSION_BUS_ADDRESS=" + s.Address, "GSETTINGS_BACKEND=memory",
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
+	}})
+	return s, a
+}
+
+// TestRecordingMousepadScenario is the recordings issue's scenario as written: a recorded session launches
+// Debian's mousepad, focuses its text view, types a line, selects a word by select_text and types over it,
+// clicks Edit > Select All and Edit > Convert > To Uppercase by ref and saves with ctrl+s. The saved file is
+// mousepad's own output. The CLI's export is checked by tools nobody here wrote: steps.jsonl against
+// docs/recording-step.schema.json with Debian's python3-jsonschema, the images with image/jpeg, the video with
+// ffprobe. Then the recording is replayed on a fresh desktop (its own Xvfb, bus and agent, mousepad not
+// running): the replay launches mousepad, repeats the steps, and the file it saves holds the same text.
+func TestRecordingMousepadScenario(t *testing.T) {
+	testenv.NeedCommands(t, "mousepad", "ffmpeg", "ffprobe", python)
+	needJSONSchema(t)
+	_, recAgent := startEditorAgent(t)
+	_, freshAgent := startEditorAgent(t)
+	b := brokertest.StartConfig(t, recAgent, func(cfg map[string]any) {
+		cfg["recording"] = map[string]any{"principals": []string{"tester"}, "keep_text": true, "screenshots": true}
+		cfg["guests"] = append(cfg["guests"].([]map[string]any), map[string]any{"name": "g2", "endpoint": "unix://" + freshAgent.Socket})
+	})
+	conn := dialBroker(t, b)
+	computer, sessions := brokerv1.NewComputerServiceClient(conn), brokerv1.NewSessionServiceClient(conn)
+	ctx := ctxT(t, 180*time.Second)
+	doc := filepath.Join(t.TempDir(), "notes.txt")
+	const want = "THE QUICK RED FOX"
+
+	// Record.
+	sess, err := sessions.CreateSession(ctx, &brokerv1.CreateSessionRequest{Guest: b.Guest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := sess.GetSession().GetId()
+	got, err := computer.GetApp(ctx, &brokerv1.GetAppRequest{SessionId: sid, Request: &agentv1.GetAppRequest{
+		Name: "mousepad", Launch: true, Args: []string{doc}, LaunchTimeoutMs: 30000}})
+	if err != nil || !got.GetResponse().GetAccessible() {
+		t.Fatalf("launch mousepad: %v, %v", got, err)
+	}
+	appID := got.GetResponse().GetApp().GetAppId()
+	snap, err := computer.SnapshotApp(ctx, &brokerv1.SnapshotAppRequest{SessionId: sid, Request: &agentv1.SnapshotAppRequest{AppId: appID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := snap.GetResponse().GetSnapshot()
+	ref := func(role, name string) *agentv1.ElementRef {
+		return &agentv1.ElementRef{SnapshotId: s.GetSnapshotId(), Ref: findTrimmed(t, s, role, name).GetRef()}
+	}
+	text := ref("text", "")
+	act := func(r *agentv1.ActRequest) {
+		t.Helper()
+		if _, err := computer.Act(ctx, &brokerv1.ActRequest{SessionId: sid, Request: r}); err != nil {
+			t.Fatalf("act %v: %v", r, err)
+		}
+	}
+	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_ElementFocus{ElementFocus: &agentv1.ElementFocus{Element: text}}})
+	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: "the quick brown fox"}}})
+	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_ElementSelectText{ElementSelectText: &agentv1.ElementSelectText{
+		Element: text, Range: &agentv1.ElementSelectText_Match{Match: &agentv1.TextMatch{Text: "brown"}}}}})
+	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: "red"}}})
+	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{Element: ref("menu item", "Select All")}}})
+	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{Element: ref("menu item", "To Uppercase")}}})
+	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: "ctrl+s"}}})
+	recorded := waitFile(t, doc, want, 15*time.Second)
+	if _, err := sessions.DeleteSession(ctx, &brokerv1.DeleteSessionRequest{SessionId: sid}); err != nil {
+		t.Fatal(err)
+	}
+	// The replay's mousepad opens the same path: what it saves there is only the replay's.
+	if err := os.Rename(doc, doc+".recorded"); err != nil {
+		t.Fatal(err)
+	}
+	recDir := filepath.Join(filepath.Dir(b.AuditDir), "recordings")
+	id := sealedRecording(t, recDir, 10*time.Second)
+
+	// Export with the CLI and check the bundle.
+	bundle := filepath.Join(t.TempDir(), "bundle")
+	if out, err := gloveboxCLI(t, b, "recording", "export", id, "-dir", recDir, "-o", bundle); err != nil {
+		t.Fatalf("export: %v\n%s", err, out)
+	}
+	steps := checkBundle(t, bundle)
+	wantActions := []string{"GetApp", "element_focus", "type", "element_select_text", "type", "element_click", "element_click", "key"}
+	var actions []string
+	for _, st := range steps {
+		actions = append(actions, fmt.Sprint(st["action"]))
+	}
+	if !slices.Equal(actions, wantActions) {
+		t.Errorf("recorded actions %v, want %v", actions, wantActions)
+	}
+
+	// Replay on the fresh desktop, where mousepad is not running.
+	waitGuestReady(t, conn, "g2", 30*time.Second)
+	fresh, err := sessions.CreateSession(ctx, &brokerv1.CreateSessionRequest{Guest: "g2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps, err := computer.ListApps(ctx, &brokerv1.ListAppsRequest{SessionId: fresh.GetSession().GetId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range apps.GetResponse().GetApps() {
+		if strings.EqualFold(a.GetName(), "mousepad") {
+			t.Fatalf("mousepad already runs on the fresh desktop (%s)", a.GetAppId())
+		}
+	}
+	out, err := gloveboxCLI(t, b, "recording", "replay", id, "-guest", "g2")
+	if err != nil {
+		t.Fatalf("replay on the fresh desktop: %v\n%s", err, out)
+	}
+	for i, a := range wantActions {
+		if !strings.Contains(out, fmt.Sprintf("step %d %s: ", i, a)) || strings.Contains(out, fmt.Sprintf("step %d %s: not found", i, a)) {
+			t.Errorf("replay report lacks step %d %s done:\n%s", i, a, out)
+		}
+	}
+	if replayed := waitFile(t, doc, want, 15*time.Second); replayed != recorded {
+		t.Errorf("the replay saved %q, the recording %q", replayed, recorded)
+	}
+}
+
+// findTrimmed returns the first element of role whose name, without surrounding spaces (GTK pads menu item
+// names for their accelerators), is name.
+func findTrimmed(t *testing.T, s *agentv1.Snapshot, role, name string) *agentv1.Element {
+	t.Helper()
+	for _, el := range s.GetElements() {
+		if el.GetRole() == role && strings.TrimSpace(el.GetName()) == name {
+			return el
+		}
+	}
+	t.Fatalf("no %s %q in the snapshot of %d elements", role, name, len(s.GetElements()))
+	return nil
+}
+
+// waitFile waits until path holds want and returns its content; it fails with what the file last held.
+func waitFile(t *testing.T, path, want string, timeout time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil && string(b) == want {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s holds %q (%v) after %v, want %q", path, b, err, timeout, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sealedRecording waits for the one recording in dir to be sealed (its manifest written) and returns its id.
+func sealedRecording(t *testing.T, dir string, timeout time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		entries, err := os.ReadDir(dir)
+		if err == nil && len(entries) == 1 {
+			if _, err := os.Stat(filepath.Join(dir, entries[0].Name(), "manifest.json")); err == nil {
+				return entries[0].Name()
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no single sealed recording in %s within %v (%d entries, %v)", dir, timeout, len(entries), err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// gloveboxCLI runs the glovebox CLI against b and returns its stdout and stderr.
+func gloveboxCLI(t *testing.T, b *brokertest.Broker, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(brokertest.Binary(t, "glovebox"), args...)
+	cmd.Env = append(os.Environ(), "GLOVEBOX_BROKER="+b.URI)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
