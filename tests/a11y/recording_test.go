@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,14 +19,16 @@ import (
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/testenv"
+	"glovebox.dev/shared/testenv/desktop"
 	"glovebox.dev/tests/internal/agenttest"
 	"glovebox.dev/tests/internal/brokertest"
 )
 
 // TestRecordingReplayElementSteps records an element click on a real GTK button through the broker, then
-// replays it with `glovebox recording replay` on new instances of the app: a bigger window whose button
-// moved into a frame (found by role and name, "resolved differently", and the app's own output shows the
-// click), and one whose button was renamed (the replay stops at the step with "not found", nothing clicked).
+// replays it with `glovebox recording replay` on new instances of the app: a bigger window, moved elsewhere on
+// the screen (xdotool; its geometry read back with xwininfo), whose button moved into a frame (found by role
+// and name, "resolved differently", and the app's own output shows the click), and one whose button was
+// renamed (the replay stops at the step with "not found", nothing clicked).
 func TestRecordingReplayElementSteps(t *testing.T) {
 	testenv.NeedCommands(t, python)
 	s, agent := startAgent(t)
@@ -72,6 +75,7 @@ func TestRecordingReplayElementSteps(t *testing.T) {
 
 	// Record: the button clicked by ref of a snapshot the session read.
 	app := launch("Save", "300", "200")
+	recorded := windowGeometry(t, s.Desktop, windowOf(t, s.Desktop, app.pid))
 	if _, err := listApps(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +124,19 @@ func TestRecordingReplayElementSteps(t *testing.T) {
 
 	// A bigger window, the button moved into a frame: found by role and name, clicked.
 	moved := launch("Save", "800", "600", "framed")
+	to := [2]int{420, 150}
+	if abs(recorded.x-to[0]) < 200 {
+		to[0] = 20
+	}
+	win := windowOf(t, s.Desktop, moved.pid)
+	if out, err := s.Desktop.Command("xdotool", "windowmove", "--sync", win, strconv.Itoa(to[0]), strconv.Itoa(to[1])).CombinedOutput(); err != nil {
+		t.Fatalf("xdotool windowmove: %v %s", err, out)
+	}
+	if g := windowGeometry(t, s.Desktop, win); abs(g.x-recorded.x) < 100 || g.w < recorded.w+300 || g.h < recorded.h+200 {
+		t.Fatalf("the replayed window is at %+v, the recorded one was at %+v: want it moved and bigger", g, recorded)
+	} else {
+		t.Logf("recorded window %+v, replayed window %+v", recorded, g)
+	}
 	code, out := replay()
 	if code != 0 || !strings.Contains(out, "step 0 element_click: resolved differently") {
 		t.Fatalf("replay on the moved layout: exit %d\n%s", code, out)
@@ -136,4 +153,58 @@ func TestRecordingReplayElementSteps(t *testing.T) {
 	if renamed.printed("clicked: Store") {
 		t.Error("the renamed button was clicked")
 	}
+}
+
+// geometry is a window's position on the root and its size, as xwininfo reads them.
+type geometry struct{ x, y, w, h int }
+
+// windowOf waits up to 10 s for a visible window of pid and returns its id.
+func windowOf(t *testing.T, d *desktop.Desktop, pid int32) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, _ := d.Command("xdotool", "search", "--onlyvisible", "--pid", strconv.Itoa(int(pid))).Output()
+		if f := strings.Fields(string(out)); len(f) > 0 {
+			return f[len(f)-1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no visible window of pid %d within 10s", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// windowGeometry reads win's absolute position and size with xwininfo.
+func windowGeometry(t *testing.T, d *desktop.Desktop, win string) geometry {
+	t.Helper()
+	out, err := d.Command("xwininfo", "-id", win).Output()
+	if err != nil {
+		t.Fatalf("xwininfo -id %s: %v", win, err)
+	}
+	var g geometry
+	for _, line := range strings.Split(string(out), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if !ok || err != nil {
+			continue
+		}
+		switch k {
+		case "Absolute upper-left X":
+			g.x = n
+		case "Absolute upper-left Y":
+			g.y = n
+		case "Width":
+			g.w = n
+		case "Height":
+			g.h = n
+		}
+	}
+	return g
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
