@@ -100,7 +100,7 @@ func TestRecordingMousepadScenario(t *testing.T) {
 	if err := os.Rename(doc, doc+".recorded"); err != nil {
 		t.Fatal(err)
 	}
-	recDir := filepath.Join(filepath.Dir(b.AuditDir), "recordings")
+	recDir := recordingsDir(b)
 	id := sealedRecording(t, recDir, 10*time.Second)
 
 	// Export with the CLI and check the bundle.
@@ -192,6 +192,11 @@ func sealedRecording(t *testing.T, dir string, timeout time.Duration) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// recordingsDir is where b keeps its recordings (the default, beside the audit directory).
+func recordingsDir(b *brokertest.Broker) string {
+	return filepath.Join(filepath.Dir(b.AuditDir), "recordings")
 }
 
 // gloveboxCLI runs the glovebox CLI against b and returns its stdout and stderr.
