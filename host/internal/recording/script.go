@@ -28,7 +28,7 @@ import sys
 import grpc
 from google.protobuf import json_format
 
-from glovebox.agent.v1 import act_pb2
+from glovebox.agent.v1 import act_pb2, common_pb2
 from glovebox.broker.v1 import computer_pb2, computer_pb2_grpc, session_pb2, session_pb2_grpc
 
 TIMEOUT = 60  # seconds per call
@@ -48,6 +48,11 @@ def main():
     p.add_argument("--broker", required=True, help="broker endpoint, unix:///path")
     p.add_argument("--guest", required=True)
     args = p.parse_args()
+    # Every text is checked before anything is sent: a missing one stops the script with nothing done.
+    for index, action, req, texts in STEPS:
+        for path, env in texts:
+            if env not in os.environ:
+                sys.exit("step %%d (%%s): set %%s to the text typed" %% (index, action, env))
     channel = grpc.insecure_channel(args.broker)
     sessions = session_pb2_grpc.SessionServiceStub(channel)
     computer = computer_pb2_grpc.ComputerServiceStub(channel)
@@ -56,13 +61,11 @@ def main():
     try:
         for index, action, req, texts in STEPS:
             for path, env in texts:
-                if env not in os.environ:
-                    sys.exit("step %%d (%%s): set %%s to the text typed" %% (index, action, env))
                 put(req, path, os.environ[env])
             r = json_format.ParseDict(req, act_pb2.ActRequest())
             resp = computer.Act(computer_pb2.ActRequest(session_id=session.id, request=r), timeout=TIMEOUT)
             print(json.dumps({"index": index, "action": action, "audit_seq": resp.audit_seq,
-                              "effect": act_pb2.Effect.Name(resp.response.effect)}))
+                              "effect": common_pb2.Effect.Name(resp.response.effect)}))
     finally:
         sessions.DeleteSession(session_pb2.DeleteSessionRequest(session_id=session.id), timeout=TIMEOUT)
 
@@ -93,10 +96,10 @@ func WriteScript(w io.Writer, id, name string, steps []Step) (int, error) {
 		if err := json.Unmarshal(raw, &req); err != nil {
 			return 0, fmt.Errorf("step %d: request: %w", st.Index, err)
 		}
-		delete(req, "owner")
-		delete(req, "target")
-		delete(req, "requestId")
-		var texts [][2]any
+		for _, k := range []string{"owner", "target", "requestId", "request_id"} {
+			delete(req, k)
+		}
+		texts := [][2]any{} // a JSON list even when empty: the script iterates it
 		walkRedacted(req, nil, func(path []any) {
 			texts = append(texts, [2]any{path, fmt.Sprintf("GLOVEBOX_TEXT_%d", st.Index)})
 		})
