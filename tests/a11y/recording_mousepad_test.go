@@ -37,7 +37,7 @@ func startEditorAgent(t *testing.T) (*a11ybus.Session, *agenttest.Agent) {
 
 // TestRecordingMousepadScenario is the recordings issue's scenario as written: a recorded session launches
 // Debian's mousepad, focuses its text view, types a line, selects a word by select_text and types over it,
-// clicks Edit > Select All and Edit > Convert > To Uppercase by ref and saves with ctrl+s. The saved file is
+// and clicks Edit > Select All, Edit > Convert > To Uppercase and File > Save by ref. The saved file is
 // mousepad's own output. The CLI's export is checked by tools nobody here wrote: steps.jsonl against
 // docs/recording-step.schema.json with Debian's python3-jsonschema, the images with image/jpeg, the video with
 // ffprobe. Then the recording is replayed on a fresh desktop (its own Xvfb, bus and agent, mousepad not
@@ -69,29 +69,53 @@ func TestRecordingMousepadScenario(t *testing.T) {
 		t.Fatalf("launch mousepad: %v, %v", got, err)
 	}
 	appID := got.GetResponse().GetApp().GetAppId()
-	snap, err := computer.SnapshotApp(ctx, &brokerv1.SnapshotAppRequest{SessionId: sid, Request: &agentv1.SnapshotAppRequest{AppId: appID}})
-	if err != nil {
-		t.Fatal(err)
+	// settle reads mousepad's tree until its text view holds want, so the next step starts once the one before
+	// it reached the app (typed keys arrive asynchronously; the menu items act from an idle callback). Refs
+	// are taken from the newest snapshot: a newer one supersedes them. The test's check is the saved file.
+	var s *agentv1.Snapshot
+	settle := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			r, err := computer.SnapshotApp(ctx, &brokerv1.SnapshotAppRequest{SessionId: sid, Request: &agentv1.SnapshotAppRequest{AppId: appID}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = r.GetResponse().GetSnapshot()
+			if findTrimmed(t, s, "text", "").GetText() == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("mousepad's text view never held %q within 15s", want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
-	s := snap.GetResponse().GetSnapshot()
 	ref := func(role, name string) *agentv1.ElementRef {
 		return &agentv1.ElementRef{SnapshotId: s.GetSnapshotId(), Ref: findTrimmed(t, s, role, name).GetRef()}
 	}
-	text := ref("text", "")
 	act := func(r *agentv1.ActRequest) {
 		t.Helper()
 		if _, err := computer.Act(ctx, &brokerv1.ActRequest{SessionId: sid, Request: r}); err != nil {
 			t.Fatalf("act %v: %v", r, err)
 		}
 	}
-	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_ElementFocus{ElementFocus: &agentv1.ElementFocus{Element: text}}})
+	click := func(menuItem string) {
+		t.Helper()
+		act(&agentv1.ActRequest{Action: &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{Element: ref("menu item", menuItem)}}})
+	}
+	settle("")
+	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_ElementFocus{ElementFocus: &agentv1.ElementFocus{Element: ref("text", "")}}})
 	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: "the quick brown fox"}}})
+	settle("the quick brown fox")
 	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_ElementSelectText{ElementSelectText: &agentv1.ElementSelectText{
-		Element: text, Range: &agentv1.ElementSelectText_Match{Match: &agentv1.TextMatch{Text: "brown"}}}}})
+		Element: ref("text", ""), Range: &agentv1.ElementSelectText_Match{Match: &agentv1.TextMatch{Text: "brown"}}}}})
 	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: "red"}}})
-	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{Element: ref("menu item", "Select All")}}})
-	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_ElementClick{ElementClick: &agentv1.ElementClick{Element: ref("menu item", "To Uppercase")}}})
-	act(&agentv1.ActRequest{Action: &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: "ctrl+s"}}})
+	settle("the quick red fox")
+	click("Select All")
+	click("To Uppercase")
+	settle(want)
+	click("Save")
 	recorded := waitFile(t, doc, want, 15*time.Second)
 	if _, err := sessions.DeleteSession(ctx, &brokerv1.DeleteSessionRequest{SessionId: sid}); err != nil {
 		t.Fatal(err)
@@ -109,7 +133,7 @@ func TestRecordingMousepadScenario(t *testing.T) {
 		t.Fatalf("export: %v\n%s", err, out)
 	}
 	steps := checkBundle(t, bundle)
-	wantActions := []string{"GetApp", "element_focus", "type", "element_select_text", "type", "element_click", "element_click", "key"}
+	wantActions := []string{"GetApp", "element_focus", "type", "element_select_text", "type", "element_click", "element_click", "element_click"}
 	var actions []string
 	for _, st := range steps {
 		actions = append(actions, fmt.Sprint(st["action"]))
