@@ -2,11 +2,7 @@ package a11y
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,65 +10,8 @@ import (
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/testenv/chromium"
 	"glovebox.dev/tests/internal/brokertest"
+	"glovebox.dev/tests/internal/labelpage"
 )
-
-// labelPage is a page with one button whose label the test's server decides (the page polls /label) and whose
-// clicks it counts (each one POSTs /clicked): the test reads both on its own server, not through the agent.
-const labelPage = `<!doctype html><title>Recorded page</title>
-<main><h1>Recorded page</h1><button id="b">%s</button></main>
-<script>
-const b = document.getElementById('b');
-b.addEventListener('click', () => fetch('/clicked', {method: 'POST'}));
-setInterval(async () => {
-  const l = await (await fetch('/label')).text();
-  if (b.textContent !== l) b.textContent = l;
-}, 100);
-</script>`
-
-// labelServer serves labelPage.
-type labelServer struct {
-	mu     sync.Mutex
-	label  string
-	clicks int
-}
-
-func (s *labelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch r.URL.Path {
-	case "/label":
-		fmt.Fprint(w, s.label)
-	case "/clicked":
-		s.clicks++
-	default:
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, labelPage, s.label)
-	}
-}
-
-func (s *labelServer) setLabel(l string) {
-	s.mu.Lock()
-	s.label = l
-	s.mu.Unlock()
-}
-
-func (s *labelServer) clickCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.clicks
-}
-
-// waitClicks waits until the page reported n clicks to the server.
-func (s *labelServer) waitClicks(t *testing.T, n int, timeout time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for s.clickCount() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the page reported %d clicks within %v, want %d", s.clickCount(), timeout, n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // TestRecordingReplayChromiumRenamedButton records an element click on a button of a page in Debian's
 // Chromium (its AT-SPI tree, through the broker) and replays it: on the unchanged page the replay clicks it
@@ -81,12 +20,10 @@ func (s *labelServer) waitClicks(t *testing.T, n int, timeout time.Duration) {
 func TestRecordingReplayChromiumRenamedButton(t *testing.T) {
 	chromium.Need(t)
 	s, agent := startAgent(t)
-	page := &labelServer{label: "Save"}
-	srv := httptest.NewServer(page)
-	t.Cleanup(srv.Close)
+	page := labelpage.Start(t, "Save")
 	chrome := s.Command("chromium", "--force-renderer-accessibility", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--no-default-browser-check", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "--password-store=basic", "--user-data-dir="+t.TempDir(), "--window-size=1000,700", srv.URL)
+		"--disable-dev-shm-usage", "--password-store=basic", "--user-data-dir="+t.TempDir(), "--window-size=1000,700", page.URL)
 	if err := s.StartProgram(t, chrome); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
@@ -133,28 +70,28 @@ func TestRecordingReplayChromiumRenamedButton(t *testing.T) {
 		ElementClick: &agentv1.ElementClick{Element: &agentv1.ElementRef{SnapshotId: snap.GetSnapshotId(), Ref: button.GetRef()}}}}}); err != nil {
 		t.Fatal(err)
 	}
-	page.waitClicks(t, 1, 10*time.Second)
+	page.WaitClicks(t, 1, 10*time.Second)
 	if _, err := sessions.DeleteSession(ctx, &brokerv1.DeleteSessionRequest{SessionId: sid}); err != nil {
 		t.Fatal(err)
 	}
-	id := sealedRecording(t, recordingsDir(b), 10*time.Second)
+	id := b.WaitSealedRecording(t, 10*time.Second)
 
 	// The page unchanged: the replay finds the button by its description and clicks it.
 	out, err := gloveboxCLI(t, b, "recording", "replay", id, "-guest", b.Guest)
 	if err != nil || !strings.Contains(out, "step 0 element_click: done") && !strings.Contains(out, "step 0 element_click: resolved differently") {
 		t.Fatalf("replay on the unchanged page: %v\n%s", err, out)
 	}
-	page.waitClicks(t, 2, 10*time.Second)
+	page.WaitClicks(t, 2, 10*time.Second)
 
 	// The button renamed (seen in the tree first, so the replay cannot race the rename): the replay stops at
 	// the step, "not found", and the page reports no click.
-	page.setLabel("Store")
+	page.SetLabel("Store")
 	buttonIn(newSession(), "Store")
 	out, err = gloveboxCLI(t, b, "recording", "replay", id, "-guest", b.Guest)
 	if err == nil || !strings.Contains(out, "step 0 element_click: not found") {
 		t.Fatalf("replay on the renamed button: %v\n%s", err, out)
 	}
-	if n := page.clickCount(); n != 2 {
+	if n := page.Clicks(); n != 2 {
 		t.Errorf("the page reported %d clicks after the replay on the renamed button, want 2", n)
 	}
 }

@@ -124,8 +124,8 @@ func TestRecordingMousepadScenario(t *testing.T) {
 	if err := os.Rename(doc, doc+".recorded"); err != nil {
 		t.Fatal(err)
 	}
-	recDir := recordingsDir(b)
-	id := sealedRecording(t, recDir, 10*time.Second)
+	recDir := b.RecordingsDir()
+	id := b.WaitSealedRecording(t, 10*time.Second)
 
 	// Export with the CLI and check the bundle.
 	bundle := filepath.Join(t.TempDir(), "bundle")
@@ -198,29 +198,6 @@ func waitFile(t *testing.T, path, want string, timeout time.Duration) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// sealedRecording waits for the one recording in dir to be sealed (its manifest written) and returns its id.
-func sealedRecording(t *testing.T, dir string, timeout time.Duration) string {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		entries, err := os.ReadDir(dir)
-		if err == nil && len(entries) == 1 {
-			if _, err := os.Stat(filepath.Join(dir, entries[0].Name(), "manifest.json")); err == nil {
-				return entries[0].Name()
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no single sealed recording in %s within %v (%d entries, %v)", dir, timeout, len(entries), err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// recordingsDir is where b keeps its recordings (the default, beside the audit directory).
-func recordingsDir(b *brokertest.Broker) string {
-	return filepath.Join(filepath.Dir(b.AuditDir), "recordings")
 }
 
 // gloveboxCLI runs the glovebox CLI against b and returns its stdout and stderr.
