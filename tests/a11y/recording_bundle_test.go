@@ -17,44 +17,8 @@ import (
 	"google.golang.org/grpc"
 
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
-	"glovebox.dev/shared/testenv"
-	"glovebox.dev/tests/internal/agenttest"
+	"glovebox.dev/tests/internal/stepschema"
 )
-
-// validateSteps is run by Debian's python3 with Debian's python3-jsonschema: it checks every line of a
-// steps.jsonl (argv[2]) against the JSON Schema in argv[1] (itself checked as a 2020-12 schema) and prints one
-// line per error.
-const validateSteps = `
-import json, sys
-import jsonschema
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(schema)
-v = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
-bad = 0
-n = 0
-for n, line in enumerate(open(sys.argv[2]), 1):
-    for e in v.iter_errors(json.loads(line)):
-        print("line %d: %s: %s" % (n, e.json_path, e.message))
-        bad += 1
-print("%d lines" % n)
-sys.exit(1 if bad or n == 0 else 0)
-`
-
-// needJSONSchema calls testenv.Missing unless Debian's python3 imports jsonschema (python3-jsonschema).
-func needJSONSchema(t *testing.T) {
-	t.Helper()
-	if err := exec.Command(python, "-c", "import jsonschema").Run(); err != nil {
-		testenv.Missing(t, "python3-jsonschema not installed for "+python)
-	}
-}
-
-// schemaCheck validates the steps.jsonl at path with validateSteps, returning its output.
-func schemaCheck(t *testing.T, path string) (string, error) {
-	t.Helper()
-	schema := filepath.Join(agenttest.RepoRoot(t), "docs", "recording-step.schema.json")
-	out, err := exec.Command(python, "-c", validateSteps, schema, path).CombinedOutput()
-	return string(out), err
-}
 
 // checkBundle checks an exported bundle with tools nobody here wrote and returns its steps: steps.jsonl
 // validates against the documented schema (and a step with a wrong source does not, so the validator is
@@ -63,7 +27,7 @@ func schemaCheck(t *testing.T, path string) (string, error) {
 func checkBundle(t *testing.T, dir string) []map[string]any {
 	t.Helper()
 	stepsFile := filepath.Join(dir, "steps.jsonl")
-	if out, err := schemaCheck(t, stepsFile); err != nil {
+	if out, err := stepschema.Check(t, stepsFile); err != nil {
 		t.Errorf("steps.jsonl does not validate against docs/recording-step.schema.json: %v\n%s", err, out)
 	}
 	data, err := os.ReadFile(stepsFile)
@@ -88,7 +52,7 @@ func checkBundle(t *testing.T, dir string) []map[string]any {
 	if err := os.WriteFile(brokenFile, append(line, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := schemaCheck(t, brokenFile); err == nil {
+	if out, err := stepschema.Check(t, brokenFile); err == nil {
 		t.Errorf("a step with source ROBOT validated:\n%s", out)
 	}
 

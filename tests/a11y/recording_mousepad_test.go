@@ -17,6 +17,7 @@ import (
 	"glovebox.dev/shared/testenv/desktop"
 	"glovebox.dev/tests/internal/agenttest"
 	"glovebox.dev/tests/internal/brokertest"
+	"glovebox.dev/tests/internal/stepschema"
 )
 
 // startEditorAgent starts a desktop with an accessibility session and the agent on it; the programs the agent
@@ -44,7 +45,7 @@ func startEditorAgent(t *testing.T) (*a11ybus.Session, *agenttest.Agent) {
 // running): the replay launches mousepad, repeats the steps, and the file it saves holds the same text.
 func TestRecordingMousepadScenario(t *testing.T) {
 	testenv.NeedCommands(t, "mousepad", "ffmpeg", "ffprobe", python)
-	needJSONSchema(t)
+	stepschema.Need(t)
 	_, recAgent := startEditorAgent(t)
 	_, freshAgent := startEditorAgent(t)
 	b := brokertest.StartConfig(t, recAgent, func(cfg map[string]any) {

@@ -3,7 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"image/jpeg"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"glovebox.dev/shared/testenv"
 	"glovebox.dev/tests/internal/agenttest"
 	"glovebox.dev/tests/internal/brokertest"
+	"glovebox.dev/tests/internal/stepschema"
 )
 
 // recordSession runs a recorded session on a real broker and agent: a click into a zenity entry, the canary
@@ -75,6 +75,7 @@ func recordSessionOn(t *testing.T, canary string, policy map[string]any) (gloveb
 }
 
 func TestRecordingExportVerifyTamper(t *testing.T) {
+	stepschema.Need(t)
 	const canary = "canary rec 93fd Grüße"
 	run, b, recDir, id := recordSession(t, canary, map[string]any{"principals": []string{"tester"}, "screenshots": true})
 
@@ -104,11 +105,8 @@ func TestRecordingExportVerifyTamper(t *testing.T) {
 	if len(steps) != 3 {
 		t.Fatalf("%d steps, want 3 (click, type, key)", len(steps))
 	}
-	schema := loadSchema(t)
-	for i, s := range steps {
-		if err := schema.check(s); err != nil {
-			t.Errorf("step %d: %v", i, err)
-		}
+	if o, err := stepschema.Check(t, filepath.Join(out, "steps.jsonl")); err != nil {
+		t.Errorf("steps.jsonl does not validate against docs/recording-step.schema.json: %v\n%s", err, o)
 	}
 	if a := steps[1]["action"]; a != "type" {
 		t.Errorf("step 1 action %v, want type", a)
@@ -257,82 +255,3 @@ func readLines(t *testing.T, path string) []map[string]any {
 	}
 	return out
 }
-
-// stepSchema is the subset of JSON Schema docs/recording-step.schema.json uses: type, required,
-// additionalProperties false, properties (one level of nesting), enum, minimum.
-type stepSchema struct {
-	Type                 string                 `json:"type"`
-	Required             []string               `json:"required"`
-	AdditionalProperties *bool                  `json:"additionalProperties"`
-	Properties           map[string]*stepSchema `json:"properties"`
-	Enum                 []string               `json:"enum"`
-	Minimum              *float64               `json:"minimum"`
-}
-
-func loadSchema(t *testing.T) *stepSchema {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(agenttest.RepoRoot(t), "docs", "recording-step.schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &stepSchema{}
-	if err := json.Unmarshal(data, s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func (s *stepSchema) check(v any) error {
-	switch s.Type {
-	case "object":
-		m, ok := v.(map[string]any)
-		if !ok {
-			return errorf("want an object, got %T", v)
-		}
-		for _, r := range s.Required {
-			if _, ok := m[r]; !ok {
-				return errorf("missing %q", r)
-			}
-		}
-		for k, c := range m {
-			p, ok := s.Properties[k]
-			if !ok {
-				if s.AdditionalProperties != nil && !*s.AdditionalProperties {
-					return errorf("unknown field %q", k)
-				}
-				continue
-			}
-			if err := p.check(c); err != nil {
-				return errorf("%s: %v", k, err)
-			}
-		}
-	case "string":
-		str, ok := v.(string)
-		if !ok {
-			return errorf("want a string, got %T", v)
-		}
-		if len(s.Enum) > 0 && !contains(s.Enum, str) {
-			return errorf("%q not in %v", str, s.Enum)
-		}
-	case "integer":
-		f, ok := v.(float64)
-		if !ok || f != float64(int64(f)) {
-			return errorf("want an integer, got %v", v)
-		}
-		if s.Minimum != nil && f < *s.Minimum {
-			return errorf("%v below %v", f, *s.Minimum)
-		}
-	}
-	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
