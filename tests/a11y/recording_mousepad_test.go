@@ -163,13 +163,12 @@ func TestRecordingMousepadScenario(t *testing.T) {
 		t.Fatalf("replay on the fresh desktop: %v\n%s", err, out)
 	}
 	for i, a := range wantActions {
-		if !strings.Contains(out, fmt.Sprintf("step %d %s: ", i, a)) || strings.Contains(out, fmt.Sprintf("step %d %s: not found", i, a)) {
+		if !strings.Contains(out, fmt.Sprintf("step %d %s: done\n", i, a)) && !strings.Contains(out, fmt.Sprintf("step %d %s: resolved differently\n", i, a)) {
 			t.Errorf("replay report lacks step %d %s done:\n%s", i, a, out)
 		}
 	}
-	if replayed := waitFile(t, doc, want, 15*time.Second); replayed != recorded {
-		t.Errorf("the replay saved %q, the recording %q", replayed, recorded)
-	}
+	// What the replayed mousepad saved is what the recorded one did.
+	waitFile(t, doc, recorded, 15*time.Second)
 }
 
 // findTrimmed returns the first element of role whose name, without surrounding spaces (GTK pads menu item
