@@ -1,6 +1,7 @@
 package a11y
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -200,10 +201,12 @@ func waitFile(t *testing.T, path, want string, timeout time.Duration) string {
 	}
 }
 
-// gloveboxCLI runs the glovebox CLI against b and returns its stdout and stderr.
+// gloveboxCLI runs the glovebox CLI against b (killed after 2 minutes) and returns its stdout and stderr.
 func gloveboxCLI(t *testing.T, b *brokertest.Broker, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(brokertest.Binary(t, "glovebox"), args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, brokertest.Binary(t, "glovebox"), args...)
 	cmd.Env = append(os.Environ(), "GLOVEBOX_BROKER="+b.URI)
 	out, err := cmd.CombinedOutput()
 	return string(out), err

@@ -30,7 +30,7 @@ import (
 // and name, "resolved differently", and the app's own output shows the click), and one whose button was
 // renamed (the replay stops at the step with "not found", nothing clicked).
 func TestRecordingReplayElementSteps(t *testing.T) {
-	testenv.NeedCommands(t, python)
+	testenv.NeedCommands(t, python, "xdotool", "xwininfo")
 	s, agent := startAgent(t)
 	script := filepath.Join(agenttest.RepoRoot(t), "tests/a11y/testdata/recapp.py")
 	b := brokertest.StartConfig(t, agent, func(cfg map[string]any) {
@@ -129,7 +129,9 @@ func TestRecordingReplayElementSteps(t *testing.T) {
 		to[0] = 20
 	}
 	win := windowOf(t, s.Desktop, moved.pid)
-	if out, err := s.Desktop.Command("xdotool", "windowmove", "--sync", win, strconv.Itoa(to[0]), strconv.Itoa(to[1])).CombinedOutput(); err != nil {
+	moveCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if out, err := s.Desktop.CommandContext(moveCtx, "xdotool", "windowmove", "--sync", win, strconv.Itoa(to[0]), strconv.Itoa(to[1])).CombinedOutput(); err != nil {
 		t.Fatalf("xdotool windowmove: %v %s", err, out)
 	}
 	if g := windowGeometry(t, s.Desktop, win); abs(g.x-recorded.x) < 100 || g.w < recorded.w+300 || g.h < recorded.h+200 {

@@ -3,9 +3,11 @@
 package stepschema
 
 import (
+	"context"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"glovebox.dev/shared/testenv"
 	"glovebox.dev/tests/internal/agenttest"
@@ -40,11 +42,13 @@ func Need(t testing.TB) {
 	}
 }
 
-// Check validates the steps.jsonl at path and returns the validator's output; the error is non-nil when a
-// line does not validate (or the file is empty).
+// Check validates the steps.jsonl at path (the validator killed after 30 s) and returns the validator's
+// output; the error is non-nil when a line does not validate (or the file is empty).
 func Check(t testing.TB, path string) (string, error) {
 	t.Helper()
 	schema := filepath.Join(agenttest.RepoRoot(t), "docs", "recording-step.schema.json")
-	out, err := exec.Command(Python, "-c", validate, schema, path).CombinedOutput()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, Python, "-c", validate, schema, path).CombinedOutput()
 	return string(out), err
 }
