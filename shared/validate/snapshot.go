@@ -109,6 +109,9 @@ func SnapshotOptions(v *errdefs.Violations, field string, o *agentv1.SnapshotOpt
 	if o.GetSubtree() != nil {
 		ElementRef(v, f("subtree"), o.GetSubtree())
 	}
+	if o.GetDetached() && (o.GetCursor() != "" || o.GetSubtree() != nil) {
+		v.Addf(f("detached"), "cannot be combined with cursor or subtree (a detached snapshot is kept nowhere)")
+	}
 	if fd := o.GetFind(); fd != nil {
 		find(v, f("find"), fd)
 	}

@@ -35,6 +35,9 @@ func TestSnapshotOptionsBudget(t *testing.T) {
 			[]string{"options.find.name_regex", "options.find.name_regex", "options.find.states[0]", "options.find.states[1]", "options.find.limit"}},
 		{"long find", &agentv1.SnapshotOptions{Find: &agentv1.ElementFind{Role: strings.Repeat("r", 65), Name: strings.Repeat("n", 257)}},
 			[]string{"options.find.role", "options.find.name"}},
+		{"detached", &agentv1.SnapshotOptions{Detached: true, TextOnly: true, MaxBytes: 4096}, nil},
+		{"detached page", &agentv1.SnapshotOptions{Detached: true, Cursor: cursor}, []string{"options.detached"}},
+		{"detached subtree", &agentv1.SnapshotOptions{Detached: true, Subtree: &agentv1.ElementRef{SnapshotId: "as-1a2b-3", Ref: "e12"}}, []string{"options.detached"}},
 		{"bad subtree", &agentv1.SnapshotOptions{Subtree: &agentv1.ElementRef{SnapshotId: "as 1"}}, []string{"options.subtree.snapshot_id", "options.subtree.ref"}},
 	}
 	for _, c := range cases {

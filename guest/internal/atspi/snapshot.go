@@ -124,8 +124,8 @@ func (b *Backend) window(ctx context.Context, a appRef, id string) (objRef, erro
 	return objRef{}, fmt.Errorf("%s has no window %q: %w", a.id(), id, errdefs.ErrNotFound)
 }
 
-// snapshot reads the tree under root, stores it as the newest snapshot of (app, windowID) and answers its first
-// page. The walk reads the facts every filter needs; the details (text, bounds, value, actions) are read for
+// snapshot reads the tree under root, stores it as the newest snapshot of (app, windowID) (unless detached) and
+// answers its first page. The walk reads the facts every filter needs; the details (text, bounds, value, actions) are read for
 // the elements the page keeps only.
 func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root objRef, o *agentv1.SnapshotOptions) (*agentv1.Snapshot, error) {
 	start := time.Now()
@@ -175,7 +175,11 @@ func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root 
 		reasons = append(reasons, w.cut)
 	}
 
-	id := b.store.next()
+	// A detached snapshot is kept nowhere: no id, it supersedes nothing and its refs resolve nowhere.
+	id := ""
+	if !o.GetDetached() {
+		id = b.store.next()
+	}
 	snap := &snapshot{id: id, app: a, windowID: windowID, elements: map[string]*element{}}
 	pg := keep(w, o, maxNodes)
 	reasons = append(reasons, pg.reasons...)
@@ -184,7 +188,9 @@ func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root 
 	}
 	pg.reasons = reasons
 	snap.pager = pg
-	b.store.put(snap)
+	if id != "" {
+		b.store.put(snap)
+	}
 	out := newSnapshotMessage(id, a, windowID)
 	b.page(ctx, snap, out, 0, snapview.ViewOf(o, 0))
 	out.TookUs = time.Since(start).Microseconds()

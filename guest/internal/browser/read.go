@@ -22,13 +22,13 @@ import (
 // defaultExtractBytes is Extract's cut when max_bytes is 0.
 const defaultExtractBytes = 1 << 20
 
-// SnapshotTab snapshots a tab's accessibility tree; its refs replace the tab's earlier ones.
+// SnapshotTab snapshots a tab's accessibility tree; its refs replace the tab's earlier ones (unless detached).
 func (b *Backend) SnapshotTab(ctx context.Context, r *agentv1.SnapshotTabRequest) (*agentv1.SnapshotTabResponse, error) {
 	t, err := b.resolveTab(ctx, r.GetTab())
 	if err != nil {
 		return nil, err
 	}
-	s, err := t.snap(ctx, r.GetOptions(), true)
+	s, err := t.snap(ctx, r.GetOptions(), !r.GetOptions().GetDetached())
 	if err != nil {
 		return nil, err
 	}
@@ -142,9 +142,9 @@ func (b *Backend) Observe(ctx context.Context, tab *agentv1.TabRef, o *agentv1.S
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := t.snap(ctx, o, true)
-	if err != nil {
-		return nil, nil, err
+	s, err := t.snap(ctx, o, !o.GetDetached())
+	if err != nil || o.GetDetached() {
+		return s, nil, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

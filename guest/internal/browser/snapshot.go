@@ -162,8 +162,7 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 		for next < len(kept) && p.Add(kept[next]) {
 			next++
 		}
-		p.Finish(0, next, len(kept), false, reasons)
-		s.NextCursor = ""
+		p.Finish(0, next, len(kept), next < len(kept), reasons)
 		s.TookUs = since(start)
 		return s, nil
 	}

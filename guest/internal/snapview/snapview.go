@@ -204,7 +204,11 @@ func (p *Page) Add(el *agentv1.Element) bool {
 func (p *Page) Finish(offset, next, total int, more bool, reasons []string) {
 	p.out.Text = p.text.String()
 	p.out.Offset, p.out.Total = int32(offset), int32(total)
-	if more {
+	switch {
+	case more && p.out.GetSnapshotId() == "":
+		// A snapshot kept nowhere (detached) has no later pages: what the budget left out is said instead.
+		reasons = append(reasons[:len(reasons):len(reasons)], fmt.Sprintf("the budget held %d elements; a detached snapshot has no later pages", next-offset))
+	case more:
 		p.out.NextCursor = validate.Cursor(p.out.GetSnapshotId(), next)
 	}
 	p.out.Complete = len(reasons) == 0

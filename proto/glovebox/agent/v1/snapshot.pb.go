@@ -117,6 +117,11 @@ type SnapshotOptions struct {
 	// with `…[+N bytes]` (N: the bytes left out), 16..65536; 0: 4096. The compact text cuts labels at 80
 	// characters with the same marker.
 	MaxFieldBytes int32 `protobuf:"varint,12,opt,name=max_field_bytes,json=maxFieldBytes,proto3" json:"max_field_bytes,omitempty"`
+	// Take the snapshot without keeping it: it supersedes no earlier snapshot of its target, its snapshot_id is
+	// empty and the refs in it (and in its text) resolve nowhere, and it has no later pages (next_cursor empty;
+	// what the budget leaves out is said in incomplete_reason). For observers that must not disturb the refs a
+	// session holds (the broker's recording). Not with cursor or subtree (INVALID_ARGUMENT naming the field).
+	Detached      bool `protobuf:"varint,13,opt,name=detached,proto3" json:"detached,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -233,6 +238,13 @@ func (x *SnapshotOptions) GetMaxFieldBytes() int32 {
 		return x.MaxFieldBytes
 	}
 	return 0
+}
+
+func (x *SnapshotOptions) GetDetached() bool {
+	if x != nil {
+		return x.Detached
+	}
+	return false
 }
 
 // ElementFind selects elements by role, name and states; every given criterion must hold.
@@ -843,7 +855,7 @@ var File_glovebox_agent_v1_snapshot_proto protoreflect.FileDescriptor
 
 const file_glovebox_agent_v1_snapshot_proto_rawDesc = "" +
 	"\n" +
-	" glovebox/agent/v1/snapshot.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"\xbc\x03\n" +
+	" glovebox/agent/v1/snapshot.proto\x12\x11glovebox.agent.v1\x1a\x1eglovebox/agent/v1/common.proto\"\xd8\x03\n" +
 	"\x0fSnapshotOptions\x12\x1b\n" +
 	"\tmax_nodes\x18\x01 \x01(\x05R\bmaxNodes\x12\x1b\n" +
 	"\tmax_depth\x18\x02 \x01(\x05R\bmaxDepth\x12)\n" +
@@ -858,7 +870,8 @@ const file_glovebox_agent_v1_snapshot_proto_rawDesc = "" +
 	"\x04find\x18\n" +
 	" \x01(\v2\x1e.glovebox.agent.v1.ElementFindR\x04find\x12\x1b\n" +
 	"\ttext_only\x18\v \x01(\bR\btextOnly\x12&\n" +
-	"\x0fmax_field_bytes\x18\f \x01(\x05R\rmaxFieldBytes\"\x82\x01\n" +
+	"\x0fmax_field_bytes\x18\f \x01(\x05R\rmaxFieldBytes\x12\x1a\n" +
+	"\bdetached\x18\r \x01(\bR\bdetached\"\x82\x01\n" +
 	"\vElementFind\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +

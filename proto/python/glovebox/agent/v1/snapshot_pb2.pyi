@@ -88,8 +88,9 @@ class Snapshot(_message.Message):
     def __init__(self, snapshot_id: _Optional[str] = ..., target: _Optional[_Union[_common_pb2.Target, _Mapping]] = ..., generation: _Optional[int] = ..., elements: _Optional[_Iterable[_Union[Element, _Mapping]]] = ..., complete: bool = ..., incomplete_reason: _Optional[str] = ..., text: _Optional[str] = ..., took_us: _Optional[int] = ..., next_cursor: _Optional[str] = ..., offset: _Optional[int] = ..., total: _Optional[int] = ...) -> None: ...
 
 class SnapshotOptions(_message.Message):
-    __slots__ = ["cursor", "find", "interactive_only", "max_bytes", "max_depth", "max_field_bytes", "max_nodes", "max_tokens", "omit_text", "subtree", "text_only", "visible_only"]
+    __slots__ = ["cursor", "detached", "find", "interactive_only", "max_bytes", "max_depth", "max_field_bytes", "max_nodes", "max_tokens", "omit_text", "subtree", "text_only", "visible_only"]
     CURSOR_FIELD_NUMBER: _ClassVar[int]
+    DETACHED_FIELD_NUMBER: _ClassVar[int]
     FIND_FIELD_NUMBER: _ClassVar[int]
     INTERACTIVE_ONLY_FIELD_NUMBER: _ClassVar[int]
     MAX_BYTES_FIELD_NUMBER: _ClassVar[int]
@@ -102,6 +103,7 @@ class SnapshotOptions(_message.Message):
     TEXT_ONLY_FIELD_NUMBER: _ClassVar[int]
     VISIBLE_ONLY_FIELD_NUMBER: _ClassVar[int]
     cursor: str
+    detached: bool
     find: ElementFind
     interactive_only: bool
     max_bytes: int
@@ -113,7 +115,7 @@ class SnapshotOptions(_message.Message):
     subtree: ElementRef
     text_only: bool
     visible_only: bool
-    def __init__(self, max_nodes: _Optional[int] = ..., max_depth: _Optional[int] = ..., interactive_only: bool = ..., visible_only: bool = ..., omit_text: bool = ..., max_bytes: _Optional[int] = ..., max_tokens: _Optional[int] = ..., cursor: _Optional[str] = ..., subtree: _Optional[_Union[ElementRef, _Mapping]] = ..., find: _Optional[_Union[ElementFind, _Mapping]] = ..., text_only: bool = ..., max_field_bytes: _Optional[int] = ...) -> None: ...
+    def __init__(self, max_nodes: _Optional[int] = ..., max_depth: _Optional[int] = ..., interactive_only: bool = ..., visible_only: bool = ..., omit_text: bool = ..., max_bytes: _Optional[int] = ..., max_tokens: _Optional[int] = ..., cursor: _Optional[str] = ..., subtree: _Optional[_Union[ElementRef, _Mapping]] = ..., find: _Optional[_Union[ElementFind, _Mapping]] = ..., text_only: bool = ..., max_field_bytes: _Optional[int] = ..., detached: bool = ...) -> None: ...
 
 class TextMatch(_message.Message):
     __slots__ = ["prefix", "suffix", "text"]

@@ -113,6 +113,16 @@ export declare type SnapshotOptions = Message<"glovebox.agent.v1.SnapshotOptions
    * @generated from field: int32 max_field_bytes = 12;
    */
   maxFieldBytes: number;
+
+  /**
+   * Take the snapshot without keeping it: it supersedes no earlier snapshot of its target, its snapshot_id is
+   * empty and the refs in it (and in its text) resolve nowhere, and it has no later pages (next_cursor empty;
+   * what the budget leaves out is said in incomplete_reason). For observers that must not disturb the refs a
+   * session holds (the broker's recording). Not with cursor or subtree (INVALID_ARGUMENT naming the field).
+   *
+   * @generated from field: bool detached = 13;
+   */
+  detached: boolean;
 };
 
 /**
