@@ -88,8 +88,9 @@ func (b *Broker) leaseRecorder(g *guest, principal string) *recorder {
 }
 
 // stepOf is the recording step of one mutation: the agent request (redacted as in the audit record), its
-// frozen target, the answer's effect and pointer, the outcome and the outcome record's seq.
-func (b *Broker) stepOf(r *recorder, req proto.Message, redacted *structpb.Struct, target *agentv1.FrozenTarget, resp proto.Message, start time.Time, seq uint64, err error) *recording.Step {
+// frozen target (returned too: the broker's, else the answer's), the answer's effect and pointer, the outcome
+// and the outcome record's seq.
+func (b *Broker) stepOf(r *recorder, req proto.Message, redacted *structpb.Struct, target *agentv1.FrozenTarget, resp proto.Message, start time.Time, seq uint64, err error) (*recording.Step, *agentv1.FrozenTarget) {
 	st := &recording.Step{Time: start.UTC(), AuditSeq: seq, DurationUs: time.Since(start).Microseconds()}
 	st.Code, st.Reason = outcome(err)
 	st.Request, _ = protojson.Marshal(redacted)
@@ -119,12 +120,13 @@ func (b *Broker) stepOf(r *recorder, req proto.Message, redacted *structpb.Struc
 			st.Pointer = &recording.Point{X: p.GetX(), Y: p.GetY()}
 		}
 	}
-	return st
+	return st, target
 }
 
-// addStep writes st to r with its screenshots: the last one as its before, a new one taken now (off the
-// caller's path) as its after.
-func (b *Broker) addStep(g *guest, r *recorder, st *recording.Step) {
+// addStep writes st to r with its screenshots (the last one as its before, a new one taken now, off the
+// caller's path, as its after) and the accessibility text of its target ft after it (appWindow: the AT-SPI
+// window of an element step's snapshot, see takeA11y).
+func (b *Broker) addStep(g *guest, r *recorder, st *recording.Step, ft *agentv1.FrozenTarget, appWindow string) {
 	if b.cfg.Recording.Screenshots {
 		r.mu.Lock()
 		st.Before = r.lastImage
@@ -142,6 +144,7 @@ func (b *Broker) addStep(g *guest, r *recorder, st *recording.Step) {
 			})
 		}
 	}
+	b.takeA11y(g, r, st, ft, appWindow)
 	if err := r.rec.Add(st); err != nil {
 		b.log.Error("recording step", "recording", r.rec.ID(), "error", err)
 	}
@@ -175,18 +178,18 @@ func (b *Broker) recordCall(cl *call, seq uint64, err error) {
 		// A launch names its app as a GetApp observation does, so later element steps name it too.
 		b.noteObservation(cl, err)
 	}
-	st := b.stepOf(r, cl.args, cl.redacted, cl.target, cl.response, cl.start, seq, err)
+	st, ft := b.stepOf(r, cl.args, cl.redacted, cl.target, cl.response, cl.start, seq, err)
 	st.Source, st.Principal, st.SessionID, st.RPC = "AGENT", cl.c.Principal.Name, cl.s.id, cl.rpc
+	cl.s.mu.Lock()
+	c := cl.s.snaps
+	cl.s.mu.Unlock()
 	if ar, ok := cl.args.(*agentv1.ActRequest); ok {
-		cl.s.mu.Lock()
-		c := cl.s.snaps
-		cl.s.mu.Unlock()
 		st.Element = c.describe(ar)
 	}
 	if st.Action == "" {
 		st.Action = lastPart(cl.rpc)
 	}
-	b.addStep(cl.s.guest, r, st)
+	b.addStep(cl.s.guest, r, st, ft, c.windowOf(ft.GetSnapshotId()))
 }
 
 // recordHuman records a person's console input once its outcome is audited.
@@ -198,9 +201,9 @@ func (b *Broker) recordHuman(g *guest, principal string, req *agentv1.ActRequest
 	if r == nil {
 		return
 	}
-	st := b.stepOf(r, req, redacted, nil, resp, start, seq, err)
+	st, ft := b.stepOf(r, req, redacted, nil, resp, start, seq, err)
 	st.Source, st.Principal, st.RPC = "HUMAN", principal, RPCConsoleInput
-	b.addStep(g, r, st)
+	b.addStep(g, r, st, ft, "")
 }
 
 // capture takes a JPEG screenshot of g in the background into rec's file name, then calls done.

@@ -22,9 +22,11 @@ type snapCache struct {
 }
 
 type cachedSnapshot struct {
-	id    string
-	app   string
-	elems map[string]*agentv1.Element
+	id  string
+	app string
+	// window is the AT-SPI window (object path) a window snapshot was of; "" for an app's.
+	window string
+	elems  map[string]*agentv1.Element
 }
 
 // noteObservation remembers the snapshots and app names a recorded session's observation returned.
@@ -70,7 +72,7 @@ func (c *snapCache) add(s *agentv1.Snapshot) {
 	if s.GetSnapshotId() == "" {
 		return
 	}
-	cs := cachedSnapshot{id: s.GetSnapshotId(), app: s.GetTarget().GetApp().GetAppId(), elems: make(map[string]*agentv1.Element, len(s.GetElements()))}
+	cs := cachedSnapshot{id: s.GetSnapshotId(), app: s.GetTarget().GetApp().GetAppId(), window: s.GetTarget().GetApp().GetWindowId(), elems: make(map[string]*agentv1.Element, len(s.GetElements()))}
 	for _, e := range s.GetElements() {
 		cs.elems[e.GetRef()] = &agentv1.Element{Ref: e.GetRef(), Role: e.GetRole(), Name: e.GetName(), ParentRef: e.GetParentRef()}
 	}
@@ -80,6 +82,21 @@ func (c *snapCache) add(s *agentv1.Snapshot) {
 	if len(c.snaps) > snapshotsKept {
 		c.snaps = c.snaps[len(c.snaps)-snapshotsKept:]
 	}
+}
+
+// windowOf is the AT-SPI window snapshot id was of, "" when it was an app's or is not among the last ones.
+func (c *snapCache) windowOf(id string) string {
+	if c == nil || id == "" {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.snaps {
+		if s.id == id {
+			return s.window
+		}
+	}
+	return ""
 }
 
 // describe is the stable description of the element r acts on, nil when r is no element action or its

@@ -65,7 +65,7 @@ func (r *runner) recordingExport(args []string) error {
 		if err != nil {
 			return err
 		}
-		return r.printJSONOr(rep, fmt.Sprintf("%s: %d steps, %d images, video %d frames -> %s\n", id, rep.Steps, rep.Images, rep.Frames, *out))
+		return r.printJSONOr(rep, fmt.Sprintf("%s: %d steps, %d images, %d accessibility texts, video %d frames -> %s\n", id, rep.Steps, rep.Images, rep.Texts, rep.Frames, *out))
 	case "script":
 		steps, err := st.ReadSteps(id)
 		if err != nil {

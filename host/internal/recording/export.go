@@ -20,6 +20,7 @@ import (
 // Bundle file names written by Export.
 const (
 	ImagesDir = "images"
+	A11yDir   = "a11y"
 	VideoFile = "video.mp4"
 )
 
@@ -40,6 +41,8 @@ type ExportOptions struct {
 type ExportReport struct {
 	Steps  int
 	Images int
+	// Texts is the count of accessibility texts written under a11y/.
+	Texts int
 	// Frames is the video's frame count (0: no video).
 	Frames int
 	Video  string
@@ -49,7 +52,7 @@ type ExportReport struct {
 var clickActions = map[string]bool{"click": true, "element_click": true, "page_click": true, "mouse_down": true}
 
 // Export writes recording id's bundle into out (created): steps.jsonl and manifest.json as stored, the
-// screenshots under images/ with images.jsonl, and video.mp4 rendered by ffmpeg at a fixed frame rate, one
+// screenshots under images/ with images.jsonl, the accessibility texts under a11y/ with a11y.jsonl, and video.mp4 rendered by ffmpeg at a fixed frame rate, one
 // frame per screenshot in step order, a red ring at the pointer on each click's frame.
 func (s *Store) Export(ctx context.Context, id, out string, o ExportOptions) (ExportReport, error) {
 	var rep ExportReport
@@ -71,16 +74,23 @@ func (s *Store) Export(ctx context.Context, id, out string, o ExportOptions) (Ex
 	if err != nil {
 		return rep, err
 	}
+	texts, err := s.ReadTexts(id)
+	if err != nil {
+		return rep, err
+	}
 	rep.Steps = len(steps)
 	if err := os.MkdirAll(filepath.Join(out, ImagesDir), 0o755); err != nil {
 		return rep, err
 	}
-	for _, name := range []string{StepsFile, ManifestFile, ImagesFile} {
+	for _, name := range []string{StepsFile, ManifestFile, ImagesFile, A11yFile} {
 		if err := copyFile(filepath.Join(dir, name), filepath.Join(out, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return rep, err
 		}
 	}
 	for name := range images {
+		if !plainName(name) {
+			continue
+		}
 		if err := copyFile(filepath.Join(dir, name), filepath.Join(out, ImagesDir, name)); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				continue
@@ -88,6 +98,23 @@ func (s *Store) Export(ctx context.Context, id, out string, o ExportOptions) (Ex
 			return rep, err
 		}
 		rep.Images++
+	}
+	if len(texts) > 0 {
+		if err := os.MkdirAll(filepath.Join(out, A11yDir), 0o755); err != nil {
+			return rep, err
+		}
+	}
+	for name := range texts {
+		if !plainName(name) {
+			continue
+		}
+		if err := copyFile(filepath.Join(dir, name), filepath.Join(out, A11yDir, name)); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			return rep, err
+		}
+		rep.Texts++
 	}
 	if o.NoVideo || rep.Images == 0 {
 		return rep, nil
@@ -182,6 +209,12 @@ func ring(img *image.RGBA, cx, cy, r int, c color.Color) {
 			}
 		}
 	}
+}
+
+// plainName reports whether a listed file name names a file in the recording's directory itself (a listing
+// edited to name another path is not followed).
+func plainName(name string) bool {
+	return name != "" && name == filepath.Base(name) && name[0] != '.'
 }
 
 func copyFile(from, to string) error {

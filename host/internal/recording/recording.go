@@ -74,8 +74,16 @@ type Recording struct {
 	steps   int
 	started time.Time
 	sealed  bool
+	// closing is set when Seal begins: no more background writes are started.
+	closing bool
 	err     error
-	pending sync.WaitGroup // image writes under way
+	pending sync.WaitGroup // image and text writes under way
+	// textNext is the accessibility text waiting to be taken, textRunning whether a taker runs (text.go).
+	textNext    *textJob
+	textRunning bool
+	// textSince is when the oldest step waiting for a text came; textWake ends the taker's wait at Seal.
+	textSince time.Time
+	textWake  chan struct{}
 }
 
 // newID returns a recording id: time-ordered, with a random part.
@@ -131,8 +139,13 @@ func (r *Recording) NextIndex() int {
 
 // WriteImageAsync writes an image file (a JPEG screenshot) in the background and lists its geometry in
 // images.jsonl; Seal waits for it. produce returns the bytes and geometry, or nil bytes when there is nothing
-// to write (the capture failed).
+// to write (the capture failed). Nothing is started once the recording is sealing.
 func (r *Recording) WriteImageAsync(name string, produce func() ([]byte, Image)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closing {
+		return
+	}
 	r.pending.Add(1)
 	go func() {
 		defer r.pending.Done()
@@ -170,9 +183,17 @@ func appendLine(path string, line []byte) error {
 	return f.Close()
 }
 
-// Seal ends the recording: waits for its images, syncs the steps, writes the manifest and returns it with
-// the manifest's SHA-256 (hex), the value the broker chains into the audit log. Sealing twice is an error.
+// Seal ends the recording: waits for its images and texts (those running and the one waiting), syncs the
+// steps, writes the manifest and returns it with the manifest's SHA-256 (hex), the value the broker chains
+// into the audit log. Sealing twice is an error.
 func (r *Recording) Seal(now time.Time) (*Manifest, string, error) {
+	r.mu.Lock()
+	r.closing = true
+	r.mu.Unlock()
+	select {
+	case r.textWake <- struct{}{}:
+	default:
+	}
 	r.pending.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -51,6 +51,11 @@ type Step struct {
 	// failed has no file; images.jsonl gives each file's geometry.
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
+	// A11yAfter names the file with the accessibility text of the step's target window or tab after the step
+	// (A11yName), when the policy takes it and the step named a window, an app or a tab: read off the step's
+	// path, so a later step may already show in it. A name without a file: the read failed, or a later step's
+	// read replaced it (a11y.jsonl lists the files written). Untrusted text from the guest.
+	A11yAfter string `json:"a11y_after,omitempty"`
 }
 
 // Element describes an element independently of its ref: its role and name, the roles and names of its

@@ -54,7 +54,7 @@ func (s *Store) Start(meta Meta, now time.Time) (*Recording, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recording %s: %w", id, err)
 	}
-	return &Recording{id: id, dir: dir, meta: meta, f: f, w: bufio.NewWriter(f), started: now.UTC()}, nil
+	return &Recording{id: id, dir: dir, meta: meta, f: f, w: bufio.NewWriter(f), started: now.UTC(), textWake: make(chan struct{}, 1)}, nil
 }
 
 // Path is the directory of recording id.
