@@ -129,6 +129,7 @@ func New(o Options) (*Broker, error) {
 	if b.recs, err = openRecordings(o.Config); err != nil {
 		return nil, err
 	}
+	b.sealCut(context.Background())
 	for _, g := range o.Config.Guests {
 		if _, err := b.addGuest(g, "config"); err != nil {
 			b.Close(context.Background())

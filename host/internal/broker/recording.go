@@ -242,19 +242,57 @@ func (b *Broker) seal(ctx context.Context, g *guest, r *recorder) {
 		b.log.Error("recording seal", "recording", r.rec.ID(), "error", err)
 		return
 	}
-	src := brokerv1.AuditSource_AUDIT_SOURCE_UNSPECIFIED
-	if m.Kind == recording.KindLease {
-		src = brokerv1.AuditSource_AUDIT_SOURCE_HUMAN
-	}
-	b.appendAudit(ctx, &brokerv1.AuditRecord{
-		Guest: g.name, Phase: brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, Rpc: recording.SealRPC, SessionId: m.SessionID,
-		Principal: m.Principal, Code: "OK", Source: src, Args: &structpb.Struct{Fields: map[string]*structpb.Value{
+	b.auditSeal(ctx, m, sum)
+	b.log.Info("recording sealed", "recording", m.ID, "guest", g.name, "steps", m.Steps)
+	b.prune(ctx)
+}
+
+// auditSeal chains a sealed recording's manifest hash into its guest's audit log: by its principal (source
+// HUMAN for a lease), or by the broker for one sealed as cut at its start (args cut, dropped_lines,
+// dropped_bytes too).
+func (b *Broker) auditSeal(ctx context.Context, m *recording.Manifest, sum string) {
+	rec := &brokerv1.AuditRecord{
+		Guest: m.Guest, Phase: brokerv1.AuditPhase_AUDIT_PHASE_COMPLETE, Rpc: recording.SealRPC, SessionId: m.SessionID,
+		Principal: m.Principal, Code: "OK", Args: &structpb.Struct{Fields: map[string]*structpb.Value{
 			"recording_id": structpb.NewStringValue(m.ID), "manifest_sha256": structpb.NewStringValue(sum),
 			"steps": structpb.NewNumberValue(float64(m.Steps)), "kind": structpb.NewStringValue(m.Kind),
 		}},
-	})
-	b.log.Info("recording sealed", "recording", m.ID, "guest", g.name, "steps", m.Steps)
-	b.prune(ctx)
+	}
+	if m.Kind == recording.KindLease {
+		rec.Source = brokerv1.AuditSource_AUDIT_SOURCE_HUMAN
+	}
+	if c := m.Cut; c != nil {
+		rec.Principal, rec.Source = brokerPrincipal, brokerv1.AuditSource_AUDIT_SOURCE_BROKER
+		rec.Args.Fields["cut"] = structpb.NewBoolValue(true)
+		rec.Args.Fields["dropped_lines"] = structpb.NewNumberValue(float64(c.DroppedLines))
+		rec.Args.Fields["dropped_bytes"] = structpb.NewNumberValue(float64(c.DroppedBytes))
+	}
+	b.appendAudit(ctx, rec)
+}
+
+// sealCut seals, at the broker's start, every recording a crash left unsealed (recording.Store.Cut: what
+// survived intact, a half-written last line dropped and said in the manifest) and chains each manifest's hash
+// into its guest's log, so `glovebox audit verify` covers it and it can be exported and replayed. One that
+// cannot be sealed is logged and left as it is.
+func (b *Broker) sealCut(ctx context.Context) {
+	if b.recs == nil {
+		return
+	}
+	ids, err := b.recs.Unsealed()
+	if err != nil {
+		b.log.Error("recordings left unsealed", "error", err)
+		return
+	}
+	for _, id := range ids {
+		m, sum, err := b.recs.Cut(id)
+		if err != nil {
+			b.log.Error("recording cut by a stop: not sealed", "recording", id, "error", err)
+			continue
+		}
+		b.auditSeal(ctx, m, sum)
+		b.log.Warn("recording cut by a stop, sealed", "recording", id, "guest", m.Guest, "steps", m.Steps,
+			"dropped_lines", m.Cut.DroppedLines, "dropped_bytes", m.Cut.DroppedBytes, "dropped_files", len(m.Cut.DroppedFiles))
+	}
 }
 
 // prune applies the retention policy and audits each removal in the removed recording's guest log.

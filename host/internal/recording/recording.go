@@ -60,6 +60,8 @@ type Manifest struct {
 	Steps   int       `json:"steps"`
 	// Files maps each file of the directory but the manifest to its SHA-256 (hex).
 	Files map[string]string `json:"files"`
+	// Cut is set when the recording was sealed at a broker start, not when it ended (a crash cut it).
+	Cut *Cut `json:"cut,omitempty"`
 }
 
 // Recording is one recording being written. Its methods are safe for concurrent use.
@@ -214,8 +216,14 @@ func (r *Recording) Seal(now time.Time) (*Manifest, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("recording %s: %w", r.id, err)
 	}
-	m := &Manifest{Meta: r.meta, ID: r.id, Started: r.started, Ended: now.UTC(), Steps: r.steps}
-	if m.Files, err = hashFiles(r.dir); err != nil {
+	return writeManifest(r.dir, &Manifest{Meta: r.meta, ID: r.id, Started: r.started, Ended: now.UTC(), Steps: r.steps})
+}
+
+// writeManifest hashes dir's files into m, writes it as the manifest (whole or not at all: a temporary file
+// renamed) and returns it with its SHA-256 (hex).
+func writeManifest(dir string, m *Manifest) (*Manifest, string, error) {
+	var err error
+	if m.Files, err = hashFiles(dir); err != nil {
 		return nil, "", err
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
@@ -223,8 +231,16 @@ func (r *Recording) Seal(now time.Time) (*Manifest, string, error) {
 		return nil, "", err
 	}
 	b = append(b, '\n')
-	if err := writeSynced(filepath.Join(r.dir, ManifestFile), b); err != nil {
-		return nil, "", fmt.Errorf("recording %s: manifest: %w", r.id, err)
+	tmp := filepath.Join(dir, ManifestFile+".tmp")
+	if err := writeSynced(tmp, b); err != nil {
+		return nil, "", fmt.Errorf("recording %s: manifest: %w", m.ID, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, ManifestFile)); err != nil {
+		return nil, "", fmt.Errorf("recording %s: manifest: %w", m.ID, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
 	}
 	sum := sha256.Sum256(b)
 	return m, hex.EncodeToString(sum[:]), nil
@@ -238,7 +254,7 @@ func hashFiles(dir string) (map[string]string, error) {
 	}
 	out := map[string]string{}
 	for _, e := range entries {
-		if !e.Type().IsRegular() || e.Name() == ManifestFile {
+		if !e.Type().IsRegular() || e.Name() == ManifestFile || e.Name() == ManifestFile+".tmp" {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))

@@ -50,6 +50,13 @@ func (s *Store) Start(meta Meta, now time.Time) (*Recording, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("recording %s: %w", id, err)
 	}
+	b, err := json.Marshal(startMeta{Meta: meta, ID: id, Started: now.UTC()})
+	if err == nil {
+		err = writeSynced(filepath.Join(dir, MetaFile), append(b, '\n'))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("recording %s: %s: %w", id, MetaFile, err)
+	}
 	f, err := os.OpenFile(filepath.Join(dir, StepsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("recording %s: %w", id, err)
