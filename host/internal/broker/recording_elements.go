@@ -1,12 +1,19 @@
 package broker
 
 import (
+	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"glovebox.dev/host/internal/recording"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 )
+
+// appNameWait bounds how long an element step's recording waits for the name of its app, asked of the agent
+// in the background when the session snapshotted an app it never listed (a replay on another guest finds
+// the app by that name: the app id is the recording guest's).
+const appNameWait = time.Second
 
 // snapshotsKept is how many of a recorded session's last snapshots the broker keeps to describe the
 // elements its element actions name.
@@ -19,6 +26,8 @@ type snapCache struct {
 	mu    sync.Mutex
 	apps  map[string]string // app_id -> name
 	snaps []cachedSnapshot  // oldest first, at most snapshotsKept
+	// asking holds the app names being asked of the agent, closed when answered (or not).
+	asking map[string]chan struct{}
 }
 
 type cachedSnapshot struct {
@@ -44,8 +53,59 @@ func (b *Broker) noteObservation(cl *call, err error) {
 		c.app(r.GetApp().GetAppId(), r.GetApp().GetName())
 	case *agentv1.SnapshotAppResponse:
 		c.add(r.GetSnapshot())
+		b.learnAppName(cl.s.guest, c, r.GetSnapshot().GetTarget().GetApp().GetAppId())
 	case *agentv1.SnapshotWindowResponse:
 		c.add(r.GetSnapshot())
+		b.learnAppName(cl.s.guest, c, r.GetSnapshot().GetTarget().GetApp().GetAppId())
+	}
+}
+
+// learnAppName asks the agent, in the background, for the name of app id when the session snapshotted it
+// without listing it, so its element steps carry the app's name.
+func (b *Broker) learnAppName(g *guest, c *snapCache, id string) {
+	if id == "" {
+		return
+	}
+	c.mu.Lock()
+	_, known := c.apps[id]
+	_, asked := c.asking[id]
+	if known || asked {
+		c.mu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	c.asking[id] = done
+	c.mu.Unlock()
+	go func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(context.Background(), recordingCaptureTimeout)
+		defer cancel()
+		var name string
+		err := g.conn.Call(ctx, 0, func(ctx context.Context, cl guestClients) error {
+			r, err := cl.Accessibility.GetApp(ctx, &agentv1.GetAppRequest{AppId: id})
+			name = r.GetApp().GetName()
+			return err
+		})
+		if err == nil && name != "" {
+			c.app(id, name)
+		}
+	}()
+}
+
+// waitAppName waits (at most appNameWait) for the name of app id being asked of the agent.
+func (c *snapCache) waitAppName(id string) {
+	c.mu.Lock()
+	done := c.asking[id]
+	_, known := c.apps[id]
+	c.mu.Unlock()
+	if done == nil || known {
+		return
+	}
+	t := time.NewTimer(appNameWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
 	}
 }
 
@@ -54,7 +114,7 @@ func (s *session) snapshots() *snapCache {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.snaps == nil {
-		s.snaps = &snapCache{apps: map[string]string{}}
+		s.snaps = &snapCache{apps: map[string]string{}, asking: map[string]chan struct{}{}}
 	}
 	return s.snaps
 }
@@ -106,6 +166,15 @@ func (c *snapCache) describe(r *agentv1.ActRequest) *recording.Element {
 	if ref == nil || c == nil {
 		return nil
 	}
+	app, _, _ := strings.Cut(ref.GetSnapshotId(), ".")
+	c.mu.Lock()
+	for _, s := range c.snaps {
+		if s.id == ref.GetSnapshotId() && s.app != "" {
+			app = s.app
+		}
+	}
+	c.mu.Unlock()
+	c.waitAppName(app)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, s := range c.snaps {
@@ -129,6 +198,9 @@ func (c *snapCache) describe(r *agentv1.ActRequest) *recording.Element {
 			path[i], path[j] = path[j], path[i]
 		}
 		d.Path = path
+		if d.App == "" && len(path) > 0 && path[0].Role == "application" {
+			d.App = path[0].Name // an app snapshot's root is the application, named
+		}
 		return d
 	}
 	return nil

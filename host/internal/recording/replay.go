@@ -126,6 +126,9 @@ func Resolve(d *Element, elems []*agentv1.Element) (ref, status string) {
 			continue
 		}
 		path := pathOf(e, byRef)
+		if len(path) > 0 && path[0].Role == "application" && (len(d.Path) == 0 || d.Path[0].Role != "application") {
+			path = path[1:] // recorded from a window's snapshot, found in the app's: the same place
+		}
 		if samePath(path, d.Path) {
 			return e.GetRef(), StatusDone
 		}
@@ -240,12 +243,18 @@ func replayStep(ctx context.Context, st Step, a Actor) Result {
 			res.Status, res.Detail = StatusFailed, err.Error()
 			return res
 		}
+		// By the app's name only: the recorded app_id is the recording guest's (a process id there), which
+		// names nothing, or another app, on the guest replayed on.
 		appID := ""
 		for _, ap := range apps {
-			if (d.App != "" && strings.EqualFold(ap.GetName(), d.App)) || (d.App == "" && ap.GetAppId() == d.AppID) {
+			if d.App != "" && strings.EqualFold(ap.GetName(), d.App) {
 				appID = ap.GetAppId()
 				break
 			}
+		}
+		if d.App == "" {
+			res.Status, res.Detail = StatusNotFound, "the recording does not name the element's app"
+			return res
 		}
 		if appID == "" {
 			res.Status, res.Detail = StatusNotFound, "the recorded app is not on the accessibility bus"

@@ -9,7 +9,7 @@ import (
 
 // TestResolve: an element is found by role, name and path, never by its old ref: the same place is done, a
 // moved one (another path) is resolved differently, a renamed one is not found even when its old ref still
-// exists.
+// exists; one recorded from a window's snapshot is in the same place under the root of the app's.
 func TestResolve(t *testing.T) {
 	saved := &Element{Role: "push button", Name: "Save", Ref: "e4",
 		Path: []PathStep{{Role: "frame", Name: "Editor"}, {Role: "tool bar"}}}
@@ -30,12 +30,24 @@ func TestResolve(t *testing.T) {
 		{"same place, new ref", tree("tool bar", "Save"), "e9", StatusDone},
 		{"moved into a panel", tree("panel", "Save"), "e9", StatusResolvedDifferently},
 		{"renamed", tree("tool bar", "Save as"), "", StatusNotFound},
+		{"under the app's root", append([]*agentv1.Element{{Ref: "e0", Role: "application", Name: "editor"}},
+			withParent(tree("tool bar", "Save"), "e1", "e0")...), "e9", StatusDone},
 	} {
 		ref, status := Resolve(saved, c.elems)
 		if ref != c.wantRef || status != c.status {
 			t.Errorf("%s: %q %s, want %q %s", c.name, ref, status, c.wantRef, c.status)
 		}
 	}
+}
+
+// withParent gives the element ref of elems the parent parent.
+func withParent(elems []*agentv1.Element, ref, parent string) []*agentv1.Element {
+	for _, e := range elems {
+		if e.GetRef() == ref {
+			e.ParentRef = parent
+		}
+	}
+	return elems
 }
 
 // TestRequestRefusesHashedText: a step whose text is only length + HMAC is not replayed with a made-up text.
