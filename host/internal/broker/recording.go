@@ -14,6 +14,7 @@ import (
 	"glovebox.dev/host/internal/recording"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
+	"glovebox.dev/shared/actions"
 )
 
 // recordingCaptureTimeout bounds a recording's screenshot.
@@ -185,6 +186,9 @@ func (b *Broker) recordCall(cl *call, seq uint64, err error) {
 	cl.s.mu.Unlock()
 	if ar, ok := cl.args.(*agentv1.ActRequest); ok {
 		st.Element = c.describe(ar)
+		if t, _ := actions.TabOf(ar); t != nil {
+			st.Tab = c.tabOf(t.GetBrowserId(), t.GetTabId())
+		}
 	}
 	if st.Action == "" {
 		st.Action = lastPart(cl.rpc)

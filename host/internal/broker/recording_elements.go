@@ -24,9 +24,10 @@ const snapshotsKept = 4
 // roles and names from the root, the app), not only its ref.
 type snapCache struct {
 	mu    sync.Mutex
-	apps  map[string]string // app_id -> name
-	snaps []cachedSnapshot  // oldest first, at most snapshotsKept
-	// asking holds the app names being asked of the agent, closed when answered (or not).
+	apps  map[string]string       // app_id -> name
+	tabs  map[string]*agentv1.Tab // browser_id/tab_id -> the tab as last listed
+	snaps []cachedSnapshot        // oldest first, at most snapshotsKept
+	// asking holds the questions asked of the agent in the background (see ask), closed when answered.
 	asking map[string]chan struct{}
 }
 
@@ -35,7 +36,9 @@ type cachedSnapshot struct {
 	app string
 	// window is the AT-SPI window (object path) a window snapshot was of; "" for an app's.
 	window string
-	elems  map[string]*agentv1.Element
+	// tab is browser_id/tab_id of a tab's snapshot ("" for an app's).
+	tab   string
+	elems map[string]*agentv1.Element
 }
 
 // noteObservation remembers the snapshots and app names a recorded session's observation returned.
@@ -57,7 +60,100 @@ func (b *Broker) noteObservation(cl *call, err error) {
 	case *agentv1.SnapshotWindowResponse:
 		c.add(r.GetSnapshot())
 		b.learnAppName(cl.s.guest, c, r.GetSnapshot().GetTarget().GetApp().GetAppId())
+	case *agentv1.ListTabsResponse:
+		c.mu.Lock()
+		for _, t := range r.GetTabs() {
+			c.tabs[tabKey(t.GetBrowserId(), t.GetTabId())] = t
+		}
+		c.mu.Unlock()
+	case *agentv1.SnapshotTabResponse:
+		c.add(r.GetSnapshot())
+		b.learnTab(cl.s.guest, c, r.GetSnapshot().GetTarget().GetTab())
 	}
+}
+
+// learnTab asks the agent, in the background, for the tabs of t's browser when the session snapshotted t
+// without listing it, so its page steps carry the tab's URL (a replay finds the tab by it).
+func (b *Broker) learnTab(g *guest, c *snapCache, t *agentv1.TabTarget) {
+	if t.GetTabId() == "" {
+		return
+	}
+	key := tabKey(t.GetBrowserId(), t.GetTabId())
+	done, ok := c.ask("tab:" + key)
+	if !ok {
+		return
+	}
+	go func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(context.Background(), recordingCaptureTimeout)
+		defer cancel()
+		var tabs []*agentv1.Tab
+		err := g.conn.Call(ctx, 0, func(ctx context.Context, cl guestClients) error {
+			r, err := cl.Browser.ListTabs(ctx, &agentv1.ListTabsRequest{BrowserId: t.GetBrowserId()})
+			tabs = r.GetTabs()
+			return err
+		})
+		if err != nil {
+			return
+		}
+		c.mu.Lock()
+		for _, tab := range tabs {
+			if k := tabKey(tab.GetBrowserId(), tab.GetTabId()); c.tabs[k] == nil {
+				c.tabs[k] = tab
+			}
+		}
+		c.mu.Unlock()
+	}()
+}
+
+// ask registers a question to the agent under key ("app:<app_id>": its name, "tab:<browser>/<tab>": its
+// listing), unless it is answered (known) or asked already: done is closed by the asker when answered.
+func (c *snapCache) ask(key string) (done chan struct{}, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, asked := c.asking[key]; asked {
+		return nil, false
+	}
+	if kind, k, _ := strings.Cut(key, ":"); kind == "tab" && c.tabs[k] != nil || kind == "app" && c.apps[k] != "" {
+		return nil, false
+	}
+	done = make(chan struct{})
+	c.asking[key] = done
+	return done, true
+}
+
+// waitAsked waits (at most appNameWait) for the question under key ("app:<app_id>", "tab:<browser>/<tab>")
+// being asked of the agent.
+func (c *snapCache) waitAsked(key string) {
+	c.mu.Lock()
+	done := c.asking[key]
+	c.mu.Unlock()
+	if done == nil {
+		return
+	}
+	t := time.NewTimer(appNameWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
+func tabKey(browser, tab string) string { return browser + "/" + tab }
+
+// tabOf is the tab as the session last listed it, nil when it never did.
+func (c *snapCache) tabOf(browser, tab string) *recording.TabDesc {
+	if c == nil || tab == "" {
+		return nil
+	}
+	d := &recording.TabDesc{BrowserID: browser, TabID: tab}
+	c.waitAsked("tab:" + tabKey(browser, tab))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t := c.tabs[tabKey(browser, tab)]; t != nil {
+		d.URL, d.Title = t.GetUrl(), t.GetTitle()
+	}
+	return d
 }
 
 // learnAppName asks the agent, in the background, for the name of app id when the session snapshotted it
@@ -66,16 +162,10 @@ func (b *Broker) learnAppName(g *guest, c *snapCache, id string) {
 	if id == "" {
 		return
 	}
-	c.mu.Lock()
-	_, known := c.apps[id]
-	_, asked := c.asking[id]
-	if known || asked {
-		c.mu.Unlock()
+	done, ok := c.ask("app:" + id)
+	if !ok {
 		return
 	}
-	done := make(chan struct{})
-	c.asking[id] = done
-	c.mu.Unlock()
 	go func() {
 		defer close(done)
 		ctx, cancel := context.WithTimeout(context.Background(), recordingCaptureTimeout)
@@ -92,29 +182,12 @@ func (b *Broker) learnAppName(g *guest, c *snapCache, id string) {
 	}()
 }
 
-// waitAppName waits (at most appNameWait) for the name of app id being asked of the agent.
-func (c *snapCache) waitAppName(id string) {
-	c.mu.Lock()
-	done := c.asking[id]
-	_, known := c.apps[id]
-	c.mu.Unlock()
-	if done == nil || known {
-		return
-	}
-	t := time.NewTimer(appNameWait)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	}
-}
-
 // snapshots is the session's cache, created at first use.
 func (s *session) snapshots() *snapCache {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.snaps == nil {
-		s.snaps = &snapCache{apps: map[string]string{}, asking: map[string]chan struct{}{}}
+		s.snaps = &snapCache{apps: map[string]string{}, tabs: map[string]*agentv1.Tab{}, asking: map[string]chan struct{}{}}
 	}
 	return s.snaps
 }
@@ -132,7 +205,11 @@ func (c *snapCache) add(s *agentv1.Snapshot) {
 	if s.GetSnapshotId() == "" {
 		return
 	}
-	cs := cachedSnapshot{id: s.GetSnapshotId(), app: s.GetTarget().GetApp().GetAppId(), window: s.GetTarget().GetApp().GetWindowId(), elems: make(map[string]*agentv1.Element, len(s.GetElements()))}
+	var tab string
+	if t := s.GetTarget().GetTab(); t != nil {
+		tab = tabKey(t.GetBrowserId(), t.GetTabId())
+	}
+	cs := cachedSnapshot{id: s.GetSnapshotId(), app: s.GetTarget().GetApp().GetAppId(), window: s.GetTarget().GetApp().GetWindowId(), tab: tab, elems: make(map[string]*agentv1.Element, len(s.GetElements()))}
 	for _, e := range s.GetElements() {
 		cs.elems[e.GetRef()] = &agentv1.Element{Ref: e.GetRef(), Role: e.GetRole(), Name: e.GetName(), ParentRef: e.GetParentRef()}
 	}
@@ -159,10 +236,10 @@ func (c *snapCache) windowOf(id string) string {
 	return ""
 }
 
-// describe is the stable description of the element r acts on, nil when r is no element action or its
-// snapshot is not among the session's last ones.
+// describe is the stable description of the element r acts on (an element action's, or a page action's first
+// ref locator), nil when r names none or its snapshot is not among the session's last ones.
 func (c *snapCache) describe(r *agentv1.ActRequest) *recording.Element {
-	ref := elementRef(r)
+	ref := recording.FirstRef(r)
 	if ref == nil || c == nil {
 		return nil
 	}
@@ -174,7 +251,7 @@ func (c *snapCache) describe(r *agentv1.ActRequest) *recording.Element {
 		}
 	}
 	c.mu.Unlock()
-	c.waitAppName(app)
+	c.waitAsked("app:" + app)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, s := range c.snaps {
@@ -186,7 +263,7 @@ func (c *snapCache) describe(r *agentv1.ActRequest) *recording.Element {
 			return nil
 		}
 		app := s.app
-		if app == "" {
+		if app == "" && s.tab == "" {
 			app, _, _ = strings.Cut(s.id, ".")
 		}
 		d := &recording.Element{AppID: app, App: c.apps[app], Role: e.GetRole(), Name: e.GetName(), Ref: e.GetRef(), SnapshotID: s.id}

@@ -78,6 +78,29 @@ func (a *replayActor) Snapshot(ctx context.Context, appID string) (*agentv1.Snap
 	return r.GetResponse().GetSnapshot(), err
 }
 
+// Tabs lists the page tabs of every browser of the replay's guest.
+func (a *replayActor) Tabs(ctx context.Context) ([]*agentv1.Tab, error) {
+	bs, err := a.b.ListBrowsers(ctx, &brokerv1.ListBrowsersRequest{SessionId: a.sid, Request: &agentv1.ListBrowsersRequest{}})
+	if err != nil {
+		return nil, err
+	}
+	var out []*agentv1.Tab
+	for _, br := range bs.GetResponse().GetBrowsers() {
+		ts, err := a.b.ListTabs(ctx, &brokerv1.ListTabsRequest{SessionId: a.sid, Request: &agentv1.ListTabsRequest{BrowserId: br.GetBrowserId()}})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ts.GetResponse().GetTabs()...)
+	}
+	return out, nil
+}
+
+// SnapshotTab snapshots a tab of the replay's guest.
+func (a *replayActor) SnapshotTab(ctx context.Context, tab *agentv1.TabRef) (*agentv1.Snapshot, error) {
+	r, err := a.b.SnapshotTab(ctx, &brokerv1.SnapshotTabRequest{SessionId: a.sid, Request: &agentv1.SnapshotTabRequest{Tab: tab}})
+	return r.GetResponse().GetSnapshot(), err
+}
+
 func (a *replayActor) Act(ctx context.Context, r *agentv1.ActRequest) (uint64, error) {
 	resp, err := a.b.Act(ctx, &brokerv1.ActRequest{SessionId: a.sid, Request: r})
 	return resp.GetAuditSeq(), err

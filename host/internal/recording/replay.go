@@ -200,6 +200,7 @@ type Result struct {
 func Replay(ctx context.Context, steps []Step, a Actor, keepGoing bool) []Result {
 	out := make([]Result, 0, len(steps))
 	stopped := false
+	tabs := tabMap{}
 	for _, st := range steps {
 		res := Result{Index: st.Index, Action: st.Action}
 		switch {
@@ -210,7 +211,7 @@ func Replay(ctx context.Context, steps []Step, a Actor, keepGoing bool) []Result
 		case !Replayable(st):
 			res.Status, res.Detail = StatusSkipped, "not a successful Act or launch when recorded"
 		default:
-			res = replayStep(ctx, st, a)
+			res = replayStep(ctx, st, a, tabs)
 		}
 		if res.Status == StatusNotFound || res.Status == StatusFailed {
 			stopped = !keepGoing
@@ -220,7 +221,7 @@ func Replay(ctx context.Context, steps []Step, a Actor, keepGoing bool) []Result
 	return out
 }
 
-func replayStep(ctx context.Context, st Step, a Actor) Result {
+func replayStep(ctx context.Context, st Step, a Actor, tabs tabMap) Result {
 	res := Result{Index: st.Index, Action: st.Action, Status: StatusDone}
 	if IsLaunch(st) {
 		req, err := LaunchRequest(st)
@@ -237,7 +238,13 @@ func replayStep(ctx context.Context, st Step, a Actor) Result {
 		res.Status, res.Detail = StatusFailed, err.Error()
 		return res
 	}
-	if d := st.Element; d != nil {
+	if isPageStep(req) {
+		status, detail, ok := replayPage(ctx, st, req, a, tabs)
+		res.Status, res.Detail = status, detail
+		if !ok {
+			return res
+		}
+	} else if d := st.Element; d != nil {
 		apps, err := a.Apps(ctx)
 		if err != nil {
 			res.Status, res.Detail = StatusFailed, err.Error()

@@ -45,6 +45,8 @@ type Step struct {
 	// Element is the stable description of the element an element action named (from the session's
 	// snapshot), for a replay to find it again on another desktop; absent when the snapshot was not seen.
 	Element *Element `json:"element,omitempty"`
+	// Tab is the tab a page step acted on, with its URL and title as the session last listed them.
+	Tab *TabDesc `json:"tab,omitempty"`
 	// Before and After name the step's screenshots in the directory (JPEG, scaled), when the policy takes
 	// them: After is captured right after the agent answered, off the step's path, and Before is the
 	// previous step's After (the first step's is captured when the recording starts). A name whose capture
@@ -58,7 +60,8 @@ type Step struct {
 	A11yAfter string `json:"a11y_after,omitempty"`
 }
 
-// Element describes an element independently of its ref: its role and name, the roles and names of its
+// Element describes an element (of an app's accessibility tree, or of a page for a page step's ref locator)
+// independently of its ref: its role and name, the roles and names of its
 // ancestors from the root of the snapshot (root first), and the application. Ref and SnapshotID are the
 // recorded ones, for reference only: a replay never uses them. Name, App and the path names are untrusted
 // text from the guest.
