@@ -80,13 +80,31 @@ type tabMap map[string]*agentv1.TabRef
 // replay guest's tab with the recorded URL, else its only tab; an element resolves as Resolve says. It
 // answers the step's status and detail; ok false: the step is not sent.
 func replayPage(ctx context.Context, st Step, req *agentv1.ActRequest, a Actor, tabs tabMap) (status, detail string, ok bool) {
-	recorded, _ := actions.TabOf(req)
-	if recorded == nil {
-		return StatusDone, "", true // new_tab: names only its browser, left as recorded
-	}
 	pa, isPage := a.(PageActor)
 	if !isPage {
 		return StatusFailed, "this replay cannot list tabs", false
+	}
+	recorded, _ := actions.TabOf(req)
+	if nt := req.GetNewTab(); nt != nil {
+		// new_tab names only its browser: the recording guest's, else the one browser the replay guest's tabs
+		// are of.
+		all, err := pa.Tabs(ctx)
+		if err != nil {
+			return StatusFailed, err.Error(), false
+		}
+		browsers := map[string]bool{}
+		for _, t := range all {
+			browsers[t.GetBrowserId()] = true
+		}
+		if !browsers[nt.GetBrowserId()] && len(browsers) == 1 {
+			for id := range browsers {
+				nt.BrowserId = id
+			}
+		}
+		return StatusDone, "", true
+	}
+	if recorded == nil {
+		return StatusFailed, "the page step names no tab", false
 	}
 	key := recorded.GetBrowserId() + "/" + recorded.GetTabId()
 	tab := tabs[key]
