@@ -53,11 +53,12 @@ func (g *pageGuest) count(t *testing.T) string {
 	return c
 }
 
-// TestReplayPageStepOnAnotherGuest records a page_click by a ref of a tab snapshot on guest g1 (the session
-// never lists the tabs) and replays it with `glovebox recording replay -guest g2` on another guest, whose
+// TestReplayPageStepOnAnotherGuest records two page_clicks by a ref of a tab snapshot on guest g1 (the session
+// never lists the tabs; the recording reads the tab's accessibility text after each, and the second click shows
+// the session's ref survived that read) and replays them with `glovebox recording replay -guest g2` on another guest, whose
 // Chromium has other browser and tab ids and two tabs: the tab is found by the recorded URL and the button by
 // its role and name, and the click lands in g2's page (its DOM, read over the test's own DevTools connection,
-// counts 1; g1's still 1). After g2's page renames the button, the replay stops at the step with "not found"
+// counts 2; g1's still 2). After g2's page renames the button, the replay stops at the step with "not found"
 // and nothing is clicked. Before, the replay sent g1's browser and tab ids and the old ref: it failed.
 func TestReplayPageStepOnAnotherGuest(t *testing.T) {
 	testenv.NeedCommands(t, "Xvfb", "openbox", "chromium")
@@ -75,7 +76,7 @@ func TestReplayPageStepOnAnotherGuest(t *testing.T) {
 	one, two := startPageGuest(t, url), startPageGuest(t, url)
 	b := brokertest.StartConfig(t, one.agent, func(cfg map[string]any) {
 		cfg["guests"] = append(cfg["guests"].([]map[string]any), map[string]any{"name": "g2", "endpoint": "unix://" + two.agent.Socket})
-		cfg["recording"] = map[string]any{"guests": []string{"g1"}}
+		cfg["recording"] = map[string]any{"guests": []string{"g1"}, "a11y_text": true}
 	})
 	conn := dialBroker(t, b)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
@@ -92,23 +93,43 @@ func TestReplayPageStepOnAnotherGuest(t *testing.T) {
 		t.Fatal(err)
 	}
 	button := ref(t, snap.GetResponse().GetSnapshot(), "button", "Press me")
-	if _, err := cc.Act(ctx, &brokerv1.ActRequest{SessionId: sid, Request: &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{
-		PageClick: &agentv1.PageClick{Tab: tab, Locator: &agentv1.Locator{Kind: &agentv1.Locator_Ref{Ref: button}}}}}}); err != nil {
+	click := &brokerv1.ActRequest{SessionId: sid, Request: &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{
+		PageClick: &agentv1.PageClick{Tab: tab, Locator: &agentv1.Locator{Kind: &agentv1.Locator_Ref{Ref: button}}}}}}
+	first, err := cc.Act(ctx, click)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if c := one.count(t); c != "1" {
-		t.Fatalf("g1's page counts %s after the recorded click", c)
-	}
-	if _, err := sessions.DeleteSession(ctx, &brokerv1.DeleteSessionRequest{SessionId: sid}); err != nil {
-		t.Fatal(err)
-	}
+	// The recording reads the tab's text after the step (a11y_text): a detached snapshot, so the session's
+	// snapshot stays the tab's newest and its ref clicks again.
 	recDir := filepath.Join(filepath.Dir(b.AuditDir), "recordings")
 	entries, err := os.ReadDir(recDir)
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("recordings: %d, %v", len(entries), err)
 	}
 	id := entries[0].Name()
-
+	textFile := filepath.Join(recDir, id, fmt.Sprintf("seq-%012d.a11y.txt", first.GetAuditSeq()))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if text, err := os.ReadFile(textFile); err == nil {
+			if !bytes.Contains(text, []byte(`button "Press me"`)) {
+				t.Errorf("the tab's text after the click:\n%s", text)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no accessibility text of the tab within 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := cc.Act(ctx, click); err != nil {
+		t.Fatalf("the session's ref after the recording read the tab's text: %v", err)
+	}
+	if c := one.count(t); c != "2" {
+		t.Fatalf("g1's page counts %s after the two recorded clicks", c)
+	}
+	if _, err := sessions.DeleteSession(ctx, &brokerv1.DeleteSessionRequest{SessionId: sid}); err != nil {
+		t.Fatal(err)
+	}
 	replay := func() (int, []struct{ Status, Detail string }) {
 		t.Helper()
 		cmd := exec.Command(brokertest.Binary(t, "glovebox"), "recording", "replay", id, "-guest", "g2", "-json")
@@ -131,19 +152,19 @@ func TestReplayPageStepOnAnotherGuest(t *testing.T) {
 		return code, rep.Steps
 	}
 	code, steps := replay()
-	if code != 0 || len(steps) != 1 || steps[0].Status != "REPLAY_STATUS_DONE" {
+	if code != 0 || len(steps) != 2 || steps[0].Status != "REPLAY_STATUS_DONE" || steps[1].Status != "REPLAY_STATUS_DONE" {
 		t.Fatalf("replay on g2: exit %d, %+v", code, steps)
 	}
-	if c := two.count(t); c != "1" {
-		t.Errorf("g2's page counts %s after the replay, want 1", c)
+	if c := two.count(t); c != "2" {
+		t.Errorf("g2's page counts %s after the replay, want 2", c)
 	}
-	if c := one.count(t); c != "1" {
-		t.Errorf("g1's page counts %s after the replay on g2, want 1", c)
+	if c := one.count(t); c != "2" {
+		t.Errorf("g1's page counts %s after the replay on g2, want 2", c)
 	}
 
 	renamed.Store(true)
 	two.dt.eval(t, two.tab, `new Promise(r => { addEventListener('unload', () => {}); location.reload(); r(true) })`, new(bool))
-	deadline := time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(10 * time.Second)
 	for {
 		var label string
 		two.dt.eval(t, two.tab, `document.querySelector('button') ? document.querySelector('button').textContent : ''`, &label)
@@ -156,7 +177,7 @@ func TestReplayPageStepOnAnotherGuest(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	code, steps = replay()
-	if code != 1 || len(steps) != 1 || steps[0].Status != "REPLAY_STATUS_NOT_FOUND" {
+	if code != 1 || len(steps) != 2 || steps[0].Status != "REPLAY_STATUS_NOT_FOUND" {
 		t.Errorf("replay on the renamed button: exit %d, %+v, want NOT_FOUND", code, steps)
 	}
 	if c := two.count(t); c != "0" {
