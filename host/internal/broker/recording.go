@@ -297,6 +297,9 @@ func (b *Broker) sealCut(ctx context.Context) {
 		b.log.Warn("recording cut by a stop, sealed", "recording", id, "guest", m.Guest, "steps", m.Steps,
 			"dropped_lines", m.Cut.DroppedLines, "dropped_bytes", m.Cut.DroppedBytes, "dropped_files", len(m.Cut.DroppedFiles))
 	}
+	if len(ids) > 0 {
+		b.prune(ctx)
+	}
 }
 
 // prune applies the retention policy and audits each removal in the removed recording's guest log.

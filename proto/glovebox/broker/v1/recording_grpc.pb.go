@@ -34,8 +34,10 @@ type RecordingServiceClient interface {
 	// in order, in a new session of the caller on guest (closed at the end; its label names the recording); a
 	// launched app that does not reach the accessibility bus fails its step. Element steps are resolved by the
 	// description recorded with them (the app by name, then role, name and the path of roles and names from the
-	// snapshot's root), never by their old ref; pointer steps are sent at their recorded coordinates; other steps
-	// without their recorded target. A step whose text was kept only as length + HMAC fails (record with
+	// snapshot's root), never by their old ref; page steps go to the guest's tab with the recorded URL (else its
+	// only tab), a ref locator resolved like an element step in that tab's snapshot; pointer steps are sent at
+	// their recorded coordinates; other steps without their recorded target. No id of the recorded guest (app,
+	// window, browser, tab, snapshot) is sent again, so guest may be another guest. A step whose text was kept only as length + HMAC fails (record with
 	// keep_text to replay typing). The first step not found or failed stops the replay (the rest are SKIPPED)
 	// unless keep_going. The caller must be the recording's principal or an admin. Errors: INVALID_ARGUMENT
 	// (recording_id, guest), NOT_FOUND (no such sealed recording for the caller, no such guest), and
@@ -73,8 +75,10 @@ type RecordingServiceServer interface {
 	// in order, in a new session of the caller on guest (closed at the end; its label names the recording); a
 	// launched app that does not reach the accessibility bus fails its step. Element steps are resolved by the
 	// description recorded with them (the app by name, then role, name and the path of roles and names from the
-	// snapshot's root), never by their old ref; pointer steps are sent at their recorded coordinates; other steps
-	// without their recorded target. A step whose text was kept only as length + HMAC fails (record with
+	// snapshot's root), never by their old ref; page steps go to the guest's tab with the recorded URL (else its
+	// only tab), a ref locator resolved like an element step in that tab's snapshot; pointer steps are sent at
+	// their recorded coordinates; other steps without their recorded target. No id of the recorded guest (app,
+	// window, browser, tab, snapshot) is sent again, so guest may be another guest. A step whose text was kept only as length + HMAC fails (record with
 	// keep_text to replay typing). The first step not found or failed stops the replay (the rest are SKIPPED)
 	// unless keep_going. The caller must be the recording's principal or an admin. Errors: INVALID_ARGUMENT
 	// (recording_id, guest), NOT_FOUND (no such sealed recording for the caller, no such guest), and
