@@ -32,7 +32,8 @@ type a11yLine struct {
 // the file holds the window's text after the step (the app's button and text entry, within the 2048-byte budget)
 // and a11y.jsonl describes it (the app's window; the X window). Reading it did not disturb the session: a
 // second click on the same snapshot's ref lands (the app prints it; a kept snapshot of the same window would
-// have superseded the session's). The texts are covered by the manifest (one byte changed makes `glovebox
+// have superseded the session's). A canary typed into the entry is in the app's text, not in the recording's
+// (redacted: the policy keeps no text). The texts are covered by the manifest (one byte changed makes `glovebox
 // audit verify` fail naming the recording and the file), exported under a11y/, and never in the broker's log.
 func TestRecordingA11yText(t *testing.T) {
 	g := startRecGuest(t, "recapp")
@@ -72,6 +73,28 @@ func TestRecordingA11yText(t *testing.T) {
 		t.Fatalf("click at the button: %v", err)
 	}
 	g.waitLine(t, "button clicked", 5*time.Second, 3)
+	waitExists(t, filepath.Join(recDir, id, a11yName(third.GetAuditSeq())), 10*time.Second)
+	// A canary typed into the entry: the entry's text shows it, the recording's texts must not (no keep_text).
+	var entry *agentv1.Element
+	for _, e := range s.GetElements() {
+		if e.GetRole() == "text" && entry == nil {
+			entry = e
+		}
+	}
+	if _, err := computer.Act(ctx, act(&agentv1.ActRequest{Action: &agentv1.ActRequest_ElementFocus{ElementFocus: &agentv1.ElementFocus{
+		Element: &agentv1.ElementRef{SnapshotId: s.GetSnapshotId(), Ref: entry.GetRef()}}}}, sid)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := computer.Act(ctx, act(&agentv1.ActRequest{Action: &agentv1.ActRequest_Key{Key: &agentv1.Key{Combo: "End"}}}, sid)); err != nil {
+		t.Fatal(err)
+	}
+	const canary = "canary a11y 7q2x"
+	typed, err := computer.Act(ctx, act(&agentv1.ActRequest{Action: &agentv1.ActRequest_Type{Type: &agentv1.TypeText{Text: canary}}}, sid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.waitLine(t, "entry: hello world"+canary, 5*time.Second)
+	waitExists(t, filepath.Join(recDir, id, a11yName(typed.GetAuditSeq())), 10*time.Second)
 	if _, err := sessions.DeleteSession(ctx, &brokerv1.DeleteSessionRequest{SessionId: sid}); err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +119,8 @@ func TestRecordingA11yText(t *testing.T) {
 		}
 		names = append(names, st.A11yAfter)
 	}
-	if len(names) != 3 {
-		t.Fatalf("%d steps, want 3", len(names))
+	if len(names) != 6 {
+		t.Fatalf("%d steps, want 6", len(names))
 	}
 	listed := map[string]a11yLine{}
 	listData, err := os.ReadFile(filepath.Join(recDir, id, "a11y.jsonl"))
@@ -131,6 +154,16 @@ func TestRecordingA11yText(t *testing.T) {
 	}
 	if strings.Contains(br.Log.String(), "Enable feature") || strings.Contains(br.Log.String(), "Press me") {
 		t.Error("the window's text is in the broker's log")
+	}
+	typedText, err := os.ReadFile(filepath.Join(recDir, id, names[5]))
+	if err != nil || !bytes.Contains(typedText, []byte("hello world[redacted: typed text]")) {
+		t.Errorf("the text after typing (%v), want the typed text redacted:\n%s", err, typedText)
+	}
+	files, _ := os.ReadDir(filepath.Join(recDir, id))
+	for _, f := range files {
+		if data, _ := os.ReadFile(filepath.Join(recDir, id, f.Name())); bytes.Contains(data, []byte(canary)) {
+			t.Errorf("the typed canary is in %s", f.Name())
+		}
 	}
 
 	// Exported beside the images.

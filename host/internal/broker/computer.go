@@ -202,7 +202,7 @@ func (b *Broker) mutateOnce(ctx context.Context, cl *call, m mutation) (uint64, 
 		return 0, b.refuse(ctx, cl, err)
 	}
 	checked := time.Now()
-	b.startRecording(s)
+	b.startRecording(cl)
 	intent, err := b.appendAudit(ctx, b.record(cl, brokerv1.AuditPhase_AUDIT_PHASE_INTENT, nil))
 	if err != nil {
 		return 0, err

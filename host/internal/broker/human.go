@@ -65,7 +65,7 @@ func (b *Broker) HumanAct(ctx context.Context, p *config.Principal, guestName st
 		return nil, refuse(err)
 	}
 	g.touchLease(p.Name, b.now())
-	b.startHumanRecording(g, p.Name)
+	b.startHumanRecording(g, p.Name, req)
 	intent, err := b.appendAudit(ctx, rec(brokerv1.AuditPhase_AUDIT_PHASE_INTENT, start, nil))
 	if err != nil {
 		return nil, err

@@ -29,6 +29,8 @@ type recorder struct {
 	// capturing is set while a screenshot is under way: at most one at a time per recording, so steps faster
 	// than captures do not pile them up (such a step has no after image).
 	capturing bool
+	// typedRun is the text of the consecutive type steps up to now (noteSecrets).
+	typedRun string
 }
 
 // openRecordings opens the recordings store when the policy records anything.
@@ -152,17 +154,30 @@ func (b *Broker) addStep(g *guest, r *recorder, st *recording.Step, ft *agentv1.
 }
 
 // startRecording starts the session's recording, if the policy records it, before its first mutation is
-// sent (so the first screenshot shows the screen before it).
-func (b *Broker) startRecording(s *session) {
-	if b.recs != nil {
-		b.sessionRecorder(s)
+// sent (so the first screenshot shows the screen before it), and gives it the texts the mutation types
+// (noteSecrets).
+func (b *Broker) startRecording(cl *call) {
+	if b.recs == nil {
+		return
+	}
+	r := b.sessionRecorder(cl.s)
+	if r != nil && b.cfg.Recording.A11yText && !r.rec.Meta().KeepsText {
+		if cl.redacted == nil {
+			cl.redacted = b.args(cl.args)
+		}
+		b.noteSecrets(r, cl.args, cl.redacted)
 	}
 }
 
-// startHumanRecording starts the recording of principal's lease on g before their first input is sent.
-func (b *Broker) startHumanRecording(g *guest, principal string) {
-	if b.recs != nil {
-		b.leaseRecorder(g, principal)
+// startHumanRecording starts the recording of principal's lease on g before their first input is sent, and
+// gives it the texts the input types.
+func (b *Broker) startHumanRecording(g *guest, principal string, req *agentv1.ActRequest) {
+	if b.recs == nil {
+		return
+	}
+	r := b.leaseRecorder(g, principal)
+	if r != nil && b.cfg.Recording.A11yText && !r.rec.Meta().KeepsText {
+		b.noteSecrets(r, req, b.args(req))
 	}
 }
 

@@ -2,7 +2,10 @@ package broker
 
 import (
 	"context"
-	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"glovebox.dev/host/internal/recording"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
@@ -70,23 +73,32 @@ func (b *Broker) readA11y(g *guest, rec *recording.Recording, rd a11yRead) ([]by
 	}
 	t := rd.text
 	t.Complete, t.TookUs = snap.GetComplete(), snap.GetTookUs()
-	text, cut := cutText(snap.GetText(), int(rd.text.Budget))
-	if cut {
-		t.Complete = false
-	}
-	return []byte(text), t
+	// The recording redacts the typed texts and cuts at the budget before writing.
+	return []byte(snap.GetText()), t
 }
 
-// cutText cuts s to at most max bytes at a character boundary (an agent that did not apply the budget).
-func cutText(s string, max int) (string, bool) {
-	if len(s) <= max {
-		return s, false
+// noteSecrets gives r the texts req types, pastes or fills (those its redacted form keeps only as length +
+// HMAC), before req is sent, so its accessibility texts never show them (without keep_text). A run of type
+// steps counts as one text too, so text typed a few characters a step (a person's bursts) is redacted whole.
+func (b *Broker) noteSecrets(r *recorder, req proto.Message, redacted *structpb.Struct) {
+	if r == nil || !b.cfg.Recording.A11yText || r.rec.Meta().KeepsText || req == nil || redacted == nil {
+		return
 	}
-	i := max
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
+	rj, err1 := protojson.Marshal(redacted)
+	cj, err2 := protojson.Marshal(req)
+	if err1 != nil || err2 != nil {
+		return
 	}
-	return s[:i], true
+	texts := recording.SecretTexts(rj, cj)
+	r.mu.Lock()
+	if ar, ok := req.(*agentv1.ActRequest); ok && (ar.GetType() != nil || ar.GetPageType() != nil) && len(texts) == 1 {
+		r.typedRun += texts[0]
+		texts = append(texts, r.typedRun)
+	} else {
+		r.typedRun = ""
+	}
+	r.mu.Unlock()
+	r.rec.AddSecrets(texts...)
 }
 
 // takeA11y queues the read of st's accessibility text after the step, when the policy takes it and the step

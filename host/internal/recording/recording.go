@@ -86,6 +86,8 @@ type Recording struct {
 	// textSince is when the oldest step waiting for a text came; textWake ends the taker's wait at Seal.
 	textSince time.Time
 	textWake  chan struct{}
+	// secrets are the texts the steps typed, redacted from the accessibility texts (AddSecrets).
+	secrets []string
 }
 
 // newID returns a recording id: time-ordered, with a random part.

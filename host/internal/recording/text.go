@@ -1,11 +1,16 @@
 package recording
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"glovebox.dev/shared/errdefs"
 )
@@ -108,6 +113,14 @@ func (r *Recording) takeTexts() {
 		if b == nil {
 			continue
 		}
+		r.mu.Lock()
+		b = r.redact(b)
+		r.mu.Unlock()
+		// Cut at the budget after the redaction (an agent that did not apply it; a mark longer than its text),
+		// so no part of a typed text survives a cut through it.
+		if t.Budget > 0 && len(b) > int(t.Budget) {
+			b, t.Complete = cutUTF8(b, int(t.Budget)), false
+		}
 		t.Name, t.AuditSeq, t.Bytes = j.name, j.seq, len(b)
 		err := os.WriteFile(filepath.Join(r.dir, j.name), b, 0o600)
 		var line []byte
@@ -123,6 +136,15 @@ func (r *Recording) takeTexts() {
 		}
 		r.mu.Unlock()
 	}
+}
+
+// cutUTF8 cuts b to at most max bytes at a character boundary.
+func cutUTF8(b []byte, max int) []byte {
+	i := max
+	for i > 0 && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	return b[:i]
 }
 
 // ReadTexts reads the descriptions of a recording's accessibility texts by file name.
@@ -147,4 +169,79 @@ func (s *Store) ReadTexts(id string) (map[string]Text, error) {
 		out[t.Name] = t
 	}
 	return out, nil
+}
+
+// Redaction of typed text in the accessibility texts: without keep_text, what the recording's steps typed,
+// pasted or filled is kept only as length + HMAC, and the windows' texts would show it again (an entry's
+// value). Each such text of at least MinRedacted bytes is replaced by RedactedMark wherever a text shows it.
+const (
+	MinRedacted  = 3
+	RedactedMark = "[redacted: typed text]"
+)
+
+// AddSecrets adds texts a step typed, pasted or filled (before the step is sent, so a text read meanwhile is
+// redacted too): every later accessibility text written has them replaced by RedactedMark. Shorter than
+// MinRedacted: ignored.
+func (r *Recording) AddSecrets(texts ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range texts {
+		if len(t) >= MinRedacted && !slices.Contains(r.secrets, t) {
+			r.secrets = append(r.secrets, t)
+		}
+	}
+	// Longest first, so a text containing another is replaced whole.
+	sort.SliceStable(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
+}
+
+// redact replaces the recording's secrets in b; r.mu held.
+func (r *Recording) redact(b []byte) []byte {
+	for _, s := range r.secrets {
+		b = bytes.ReplaceAll(b, []byte(s), []byte(RedactedMark))
+	}
+	return b
+}
+
+// SecretTexts are the texts of a request that its redacted form keeps only as {length, hmac_sha256}: redacted
+// is the redacted request's JSON, clear the request's protojson (field names in either JSON or proto form).
+func SecretTexts(redacted, clear []byte) []string {
+	var rm, cm any
+	if json.Unmarshal(redacted, &rm) != nil || json.Unmarshal(clear, &cm) != nil {
+		return nil
+	}
+	var out []string
+	walkRedacted(rm, nil, func(path []any) {
+		if s, ok := lookup(cm, path).(string); ok && s != "" {
+			out = append(out, s)
+		}
+	})
+	return out
+}
+
+// lookup finds path in v, matching object keys by their letters only (snake_case and lowerCamelCase agree).
+func lookup(v any, path []any) any {
+	norm := func(k string) string { return strings.ToLower(strings.ReplaceAll(k, "_", "")) }
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil
+			}
+			var next any
+			for mk, mv := range m {
+				if norm(mk) == norm(k) {
+					next = mv
+				}
+			}
+			v = next
+		case int:
+			l, ok := v.([]any)
+			if !ok || k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
 }

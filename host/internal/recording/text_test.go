@@ -3,6 +3,7 @@ package recording
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -84,5 +85,36 @@ func TestTextsLatestWinsAndSealWaits(t *testing.T) {
 	}
 	if rec.WriteTextAsync(A11yName(4), 4, produce("four", false)) {
 		t.Error("a text queued after sealing")
+	}
+}
+
+// TestSecretTexts: the texts a redacted request keeps only as length + HMAC are found in the clear request
+// whatever the field names' form, and a text written afterwards has each (of at least MinRedacted bytes)
+// replaced, the longest first; a short one is left.
+func TestSecretTexts(t *testing.T) {
+	redacted := []byte(`{"owner":"s-1","type":{"text":{"length":9,"hmac_sha256":"ab"}},"fill":{"tab":{"tab_id":"T"},"value":{"length":2,"hmac_sha256":"cd"}}}`)
+	clear := []byte(`{"owner":"s-1","type":{"text":"hunter2 x"},"fill":{"tab":{"tabId":"T"},"value":"ab"}}`)
+	got := SecretTexts(redacted, clear)
+	if len(got) != 2 || !slices.Contains(got, "hunter2 x") || !slices.Contains(got, "ab") {
+		t.Fatalf("secrets %q", got)
+	}
+	st, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := st.Start(Meta{Kind: KindSession, Guest: "g1", Principal: "p"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.AddSecrets(append(got, "hunter2")...)
+	rec.WriteTextAsync(A11yName(1), 1, func() ([]byte, Text) {
+		return []byte(`[e1] text "hunter2 x" (editable) ab hunter2`), Text{Source: "atspi", Budget: 2048}
+	})
+	if _, _, err := rec.Seal(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(st.Dir(), rec.ID(), A11yName(1)))
+	if want := `[e1] text "` + RedactedMark + `" (editable) ab ` + RedactedMark; err != nil || string(b) != want {
+		t.Errorf("written %q (%v), want %q", b, err, want)
 	}
 }
