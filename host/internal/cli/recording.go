@@ -16,7 +16,7 @@ import (
 
 const usageRecording = `  recording export ID -dir D -o OUT [-format bundle|script] [-fps N] [-no-video]
                                              write recording ID of the recordings directory D as a bundle
-                                             (steps.jsonl, manifest.json, images/, video.mp4; docs/RECORDINGS.md)
+                                             (steps.jsonl, manifest.json, images/, a11y/, video.mp4; docs/RECORDINGS.md)
                                              or, with -format script, OUT as a Python program doing its steps
 ` + usageRecordingReplay
 
