@@ -13,9 +13,10 @@ type tabsActor struct {
 	sent []*agentv1.ActRequest
 }
 
-func (a *tabsActor) Apps(context.Context) ([]*agentv1.App, error)                { return nil, nil }
-func (a *tabsActor) Snapshot(context.Context, string) (*agentv1.Snapshot, error) { return nil, nil }
-func (a *tabsActor) Tabs(context.Context) ([]*agentv1.Tab, error)                { return a.tabs, nil }
+func (a *tabsActor) Apps(context.Context) ([]*agentv1.App, error)                   { return nil, nil }
+func (a *tabsActor) Snapshot(context.Context, string) (*agentv1.Snapshot, error)    { return nil, nil }
+func (a *tabsActor) Tabs(context.Context) ([]*agentv1.Tab, error)                   { return a.tabs, nil }
+func (a *tabsActor) Launch(context.Context, *agentv1.GetAppRequest) (uint64, error) { return 0, nil }
 func (a *tabsActor) SnapshotTab(context.Context, *agentv1.TabRef) (*agentv1.Snapshot, error) {
 	return &agentv1.Snapshot{}, nil
 }
