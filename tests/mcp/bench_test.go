@@ -182,6 +182,10 @@ func BenchmarkAppState(b *testing.B) {
 	})
 	jpeg := benchMCP(b, br, "1280x800", "-jpeg")
 	b.Run("glovebox-widget-factory-4k-jpeg", func(b *testing.B) { timed(b, func() error { return callOK(jpeg, "get_app_state", args) }) })
+	b.Run("glovebox-widget-factory-4k-include-hidden", func(b *testing.B) {
+		args := map[string]any{"name": "gtk3-widget-factory", "max_bytes": 4096, "include_hidden": true}
+		timed(b, func() error { return callOK(cs, "get_app_state", args) })
+	})
 	b.Run("glovebox-widget-factory-4k-no-screenshot", func(b *testing.B) {
 		args := map[string]any{"name": "gtk3-widget-factory", "max_bytes": 4096, "no_screenshot": true}
 		timed(b, func() error { return callOK(cs, "get_app_state", args) })

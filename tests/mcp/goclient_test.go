@@ -148,8 +148,10 @@ func TestGoClientAgentLoop(t *testing.T) {
 	res := c.call("computer", map[string]any{"action": "left_click", "coordinate": []int{mx, my}}, true)
 	app.waitLine(t, fmt.Sprintf("press %d %d", sx, sy), 5*time.Second)
 	f := fields(t, res)
-	if f["effect"] != "DONE" || f["audit_seq"] == nil || f["target"] == nil {
-		t.Errorf("left_click answered %v, want effect DONE, a target and an audit_seq", f)
+	// The pad does not repaint when pressed: the broker's damage watch may see nothing (NO_VISIBLE_CHANGE), or
+	// whatever else repainted meanwhile (DONE); the app's own report above is what shows the click landed.
+	if (f["effect"] != "DONE" && f["effect"] != "NO_VISIBLE_CHANGE") || f["audit_seq"] == nil || f["target"] == nil {
+		t.Errorf("left_click answered %v, want effect DONE or NO_VISIBLE_CHANGE, a target and an audit_seq", f)
 	}
 
 	// zoom answers the region at screen resolution (never enlarged); cursor_position maps the pointer back.

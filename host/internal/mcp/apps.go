@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/sync/errgroup"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
@@ -80,11 +79,12 @@ func (s *Session) appTools() []tool {
 				r := newResult().set("count", len(apps)).set("audit_seq", resp.GetAuditSeq())
 				return r.guest("apps", protoList(apps)), nil
 			}),
-		typed("get_app_state", "One call: an application's accessibility tree as text with refs (bounded by a text budget, "+
-			"with a continuation for the rest) and a screenshot. Use the refs with click, set_value, select_text, scroll.", true,
+		typed("get_app_state", "One call: an application's window (window_id, else its active one) as accessibility text with "+
+			"refs (bounded by a text budget, with a continuation for the rest), its focused element and a screenshot. "+
+			"Use the refs with click, set_value, select_text, scroll.", true,
 			obj(nil, map[string]any{"app_id": map[string]any{"type": "string", "description": "app id (\"app:1234\") from list_apps"},
 				"name":      map[string]any{"type": "string", "description": "app name (exact, case-insensitive) instead of app_id"},
-				"window_id": strS, "max_bytes": budgetS, "max_tokens": tokensS, "continuation": contS,
+				"window_id": map[string]any{"type": "string", "description": "window id from list_apps (default: the app's active window)"}, "max_bytes": budgetS, "max_tokens": tokensS, "continuation": contS,
 				"interactive_only": boolS, "include_hidden": map[string]any{"type": "boolean", "description": "also elements not showing (default: showing only)"},
 				"no_screenshot": boolS}),
 			s.getAppState),
@@ -149,78 +149,6 @@ func (s *Session) appTools() []tool {
 					Button: agentv1.MouseButton_MOUSE_BUTTON_LEFT}}}}}, false)
 			}),
 	}
-}
-
-// getAppState snapshots an app (or one of its windows) and takes a screenshot, concurrently. Until the
-// broker's one-call Observe lands this is SnapshotApp/SnapshotWindow + CaptureScreenshot; the seam is this
-// function alone.
-func (s *Session) getAppState(ctx context.Context, a appStateArgs) (*result, error) {
-	limit, err := budget(a.MaxBytes, a.MaxTokens)
-	if err != nil {
-		return nil, err
-	}
-	r := newResult()
-	if a.Continuation != "" {
-		id, off, err := parseContinuation(a.Continuation)
-		if err != nil {
-			return nil, err
-		}
-		snap, err := s.snaps.find("continuation", id)
-		if err != nil {
-			return nil, err
-		}
-		return r, pageOf(r, snap, off, limit)
-	}
-	appID := a.AppID
-	switch {
-	case appID != "" && a.Name != "":
-		return nil, invalid("name", "give app_id or name, not both")
-	case appID == "" && a.Name == "":
-		return nil, invalid("app_id", "required (or name)")
-	case appID == "":
-		resp, err := s.computer.GetApp(ctx, &brokerv1.GetAppRequest{SessionId: s.id, Request: &agentv1.GetAppRequest{Name: a.Name}})
-		if err != nil {
-			return nil, err
-		}
-		appID = resp.GetResponse().GetApp().GetAppId()
-	}
-	opts := &agentv1.SnapshotOptions{InteractiveOnly: a.InteractiveOnly, VisibleOnly: !a.IncludeHidden}
-	var snap *agentv1.Snapshot
-	var snapSeq uint64
-	var shot *result
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		if a.WindowID != "" {
-			resp, err := s.computer.SnapshotWindow(gctx, &brokerv1.SnapshotWindowRequest{SessionId: s.id,
-				Request: &agentv1.SnapshotWindowRequest{AppId: appID, WindowId: a.WindowID, Options: opts}})
-			snap, snapSeq = resp.GetResponse().GetSnapshot(), resp.GetAuditSeq()
-			return err
-		}
-		resp, err := s.computer.SnapshotApp(gctx, &brokerv1.SnapshotAppRequest{SessionId: s.id, Request: &agentv1.SnapshotAppRequest{AppId: appID, Options: opts}})
-		snap, snapSeq = resp.GetResponse().GetSnapshot(), resp.GetAuditSeq()
-		return err
-	})
-	if !a.NoScreenshot {
-		g.Go(func() error {
-			var err error
-			shot, err = s.screenshot(gctx, nil)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	memo := &snapshotMemo{id: snap.GetSnapshotId(), app: &agentv1.AppTarget{AppId: appID, WindowId: a.WindowID}, text: snap.GetText()}
-	s.snaps.add(memo)
-	r.set("app_id", appID).set("elements", len(snap.GetElements())).set("complete", snap.GetComplete()).set("audit_seq", snapSeq)
-	if !snap.GetComplete() {
-		r.guest("incomplete_reason", snap.GetIncompleteReason())
-	}
-	if shot != nil {
-		r.set("screenshot", map[string]any{"width": shot.fields["width"], "height": shot.fields["height"], "audit_seq": shot.fields["audit_seq"]})
-		r.images = shot.images
-	}
-	return r, pageOf(r, memo, 0, limit)
 }
 
 type refArgs struct {
