@@ -43,9 +43,49 @@ func timed(b *testing.B, op func() error) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 }
 
+// timedPair runs op and then baseline, alternately, b.N times each, and reports both medians: p50-ms (op) and
+// baseline-p50-ms. Alternating keeps a changing machine load out of the comparison.
+func timedPair(b *testing.B, op, baseline func() error) {
+	var lat, base []time.Duration
+	for b.Loop() {
+		for i, f := range []func() error{op, baseline} {
+			t0 := time.Now()
+			if err := f(); err != nil {
+				b.Fatal(err)
+			}
+			if i == 0 {
+				lat = append(lat, time.Since(t0))
+			} else {
+				base = append(base, time.Since(t0))
+			}
+		}
+	}
+	p50 := func(l []time.Duration) float64 {
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+		return float64(l[len(l)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(p50(lat), "p50-ms")
+	b.ReportMetric(p50(base), "baseline-p50-ms")
+}
+
+// baselineBin is a glovebox binary of another commit to compare with, side by side in one run
+// (GLOVEBOX_MCP_BASELINE; the vs-baseline- benchmarks are skipped without it).
+func baselineBin(b *testing.B) string {
+	p := os.Getenv("GLOVEBOX_MCP_BASELINE")
+	if p == "" {
+		b.Skip("GLOVEBOX_MCP_BASELINE (a glovebox binary of another commit) is not set")
+	}
+	return p
+}
+
 // benchMCP connects the Go SDK client to `glovebox mcp` on the broker's guest.
 func benchMCP(b *testing.B, br *brokertest.Broker, model string, extra ...string) *mcp.ClientSession {
-	cmd := exec.Command(brokertest.Binary(b, "glovebox"), append([]string{"mcp", "-broker", br.URI, "-guest", br.Guest, "-model", model}, extra...)...)
+	return benchMCPBin(b, brokertest.Binary(b, "glovebox"), br, model, extra...)
+}
+
+// benchMCPBin is benchMCP with the glovebox binary bin.
+func benchMCPBin(b *testing.B, bin string, br *brokertest.Broker, model string, extra ...string) *mcp.ClientSession {
+	cmd := exec.Command(bin, append([]string{"mcp", "-broker", br.URI, "-guest", br.Guest, "-model", model}, extra...)...)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -72,7 +112,8 @@ func BenchmarkAgentStep(b *testing.B) {
 	d := desktop.Start(b, desktop.Options{Width: 1280, Height: 800})
 	a := agenttest.Start(b, agenttest.Options{Desktop: d})
 	br := brokertest.StartConfig(b, a, unlimited)
-	cs := benchMCP(b, br, "1280x800")
+	// Both sides deliver the click without the damage watch (-1): the step measures delivery, as the peer's does.
+	cs := benchMCP(b, br, "1280x800", "-watch-ms", "-1")
 	conn, err := grpc.NewClient(br.URI, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(agenttest.MaxMessageBytes)))
 	if err != nil {
@@ -98,7 +139,7 @@ func BenchmarkAgentStep(b *testing.B) {
 	}
 	grpcStep := func() error {
 		x, y := point()
-		_, err := computer.Act(ctx, &brokerv1.ActRequest{SessionId: sid, Request: &agentv1.ActRequest{Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{
+		_, err := computer.Act(ctx, &brokerv1.ActRequest{SessionId: sid, Request: &agentv1.ActRequest{WatchMs: -1, Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{
 			At: &agentv1.Point{X: int32(x), Y: int32(y)}, Button: agentv1.MouseButton_MOUSE_BUTTON_LEFT, Count: 1}}}})
 		if err != nil {
 			return err
@@ -130,6 +171,17 @@ func BenchmarkAgentStep(b *testing.B) {
 	b.Run("xdotool+scrot-click-screenshot", func(b *testing.B) { timed(b, peerStep) })
 	b.Run("grpc-click-screenshot", func(b *testing.B) { timed(b, grpcStep) })
 	b.Run("mcp-click-screenshot", func(b *testing.B) { timed(b, mcpStep) })
+	// Against the glovebox of another commit (GLOVEBOX_MCP_BASELINE), alternately: the screenshot alone and the
+	// cursor alone (the step's click is not compared: a build before -watch-ms watches every click 250 ms).
+	for _, c := range []struct {
+		name string
+		args map[string]any
+	}{{"shot", map[string]any{"action": "screenshot"}}, {"cursor", map[string]any{"action": "cursor_position"}}} {
+		b.Run("vs-baseline-mcp-"+c.name, func(b *testing.B) {
+			base := benchMCPBin(b, baselineBin(b), br, "1280x800")
+			timedPair(b, func() error { return callOK(cs, "computer", c.args) }, func() error { return callOK(base, "computer", c.args) })
+		})
+	}
 	b.Run("grpc-cursor", func(b *testing.B) {
 		timed(b, func() error {
 			_, err := computer.GetCursorPosition(ctx, &brokerv1.GetCursorPositionRequest{SessionId: sid, Request: &agentv1.GetCursorPositionRequest{}})
@@ -185,6 +237,15 @@ func BenchmarkAppState(b *testing.B) {
 	b.Run("glovebox-widget-factory-4k-include-hidden", func(b *testing.B) {
 		args := map[string]any{"name": "gtk3-widget-factory", "max_bytes": 4096, "include_hidden": true}
 		timed(b, func() error { return callOK(cs, "get_app_state", args) })
+	})
+	b.Run("vs-baseline-widget-factory-4k", func(b *testing.B) {
+		base := benchMCPBin(b, baselineBin(b), br, "1280x800")
+		timedPair(b, func() error { return callOK(cs, "get_app_state", args) }, func() error { return callOK(base, "get_app_state", args) })
+	})
+	b.Run("vs-baseline-widget-factory-screenshot", func(b *testing.B) {
+		base := benchMCPBin(b, baselineBin(b), br, "1280x800")
+		shot := map[string]any{"action": "screenshot"}
+		timedPair(b, func() error { return callOK(cs, "computer", shot) }, func() error { return callOK(base, "computer", shot) })
 	})
 	b.Run("glovebox-widget-factory-4k-no-screenshot", func(b *testing.B) {
 		args := map[string]any{"name": "gtk3-widget-factory", "max_bytes": 4096, "no_screenshot": true}

@@ -8,16 +8,15 @@ import (
 	"strconv"
 	"strings"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"glovebox.dev/host/internal/mcp"
 )
 
-const usageMCP = `  mcp -guest NAME [-model WxH] [-observe-ms N] [-jpeg] [-label TEXT]
+const usageMCP = `  mcp -guest NAME [-model WxH] [-observe-ms N] [-watch-ms N] [-jpeg] [-label TEXT]
                   serve the Model Context Protocol on stdin/stdout for one broker session on the guest (created
                   now, deleted at exit); -model is the display the model sees (default 1280x800: screenshots are
                   scaled to fit, coordinates mapped back); -observe-ms N: desktop actions answer with a
-                  screenshot once the screen was quiet N ms. Logs go to stderr.
+                  screenshot once the screen was quiet N ms; -watch-ms N: how long each desktop action
+                  watches the screen for its effect (0: the agent's 250 ms, -1: not at all). Logs go to stderr.
   mcp -list [-model WxH]
                   print the tools and their JSON schemas as a model sees them, and exit
 `
@@ -27,6 +26,7 @@ func (r *runner) mcp(args []string) error {
 	guest := fs.String("guest", "", "guest name")
 	model := fs.String("model", mcp.DefaultModelSize.String(), "model display WxH")
 	observe := fs.Int("observe-ms", 0, "screenshot after each desktop action once quiet this long")
+	watch := fs.Int("watch-ms", 0, "damage watch of each desktop action (0: the agent's 250 ms, -1: none)")
 	jpeg := fs.Bool("jpeg", false, "JPEG screenshots")
 	label := fs.String("label", "mcp", "session label")
 	list := fs.Bool("list", false, "print the tools and exit")
@@ -40,7 +40,10 @@ func (r *runner) mcp(args []string) error {
 	if *observe < 0 || *observe > 5000 {
 		return usagef("mcp", "-observe-ms must be 0..5000, got %d", *observe)
 	}
-	opts := mcp.Options{Guest: *guest, Label: *label, Model: size, ObserveMS: int32(*observe), JPEG: *jpeg,
+	if *watch < -1 || *watch > 5000 {
+		return usagef("mcp", "-watch-ms must be -1..5000, got %d", *watch)
+	}
+	opts := mcp.Options{Guest: *guest, Label: *label, Model: size, ObserveMS: int32(*observe), WatchMS: int32(*watch), JPEG: *jpeg,
 		Logger: slog.New(slog.NewTextHandler(r.env.Stderr, nil))}
 	if *list {
 		b, err := json.MarshalIndent(mcp.ListTools(opts), "", "  ")
@@ -62,8 +65,7 @@ func (r *runner) mcp(args []string) error {
 		return err
 	}
 	defer s.Close(r.ctx)
-	t := &sdk.IOTransport{Reader: io.NopCloser(r.env.Stdin), Writer: nopWriteCloser{r.env.Stdout}}
-	err = s.Server().Run(r.ctx, t)
+	err = s.ServeStdio(r.ctx, io.NopCloser(r.env.Stdin), r.env.Stdout)
 	if r.ctx.Err() != nil || err == nil || strings.Contains(err.Error(), "EOF") {
 		return nil
 	}
@@ -80,7 +82,3 @@ func parseSize(s string) (mcp.Size, error) {
 	}
 	return mcp.Size{Width: wi, Height: hi}, nil
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -82,6 +82,7 @@ func (s *Session) observeAfter() *agentv1.ObserveAfter {
 func (s *Session) run(ctx context.Context, steps []step, observe bool) (*result, error) {
 	for _, st := range steps {
 		st.req.Owner = s.id // the broker's owner for the session's input; the agent's validation requires one
+		st.req.WatchMs = s.opts.WatchMS
 	}
 	if err := check(steps); err != nil {
 		return nil, err

@@ -220,6 +220,11 @@ func (s *Session) handler(t tool) mcp.ToolHandler {
 			reason = out.StructuredContent.(map[string]any)["error"].(map[string]any)["reason"].(string)
 		} else {
 			out = res.callResult()
+			if s.images != nil {
+				if err := s.images.stand(out); err != nil {
+					out = errorResult(err)
+				}
+			}
 		}
 		s.log.Info("mcp tool", "tool", t.tool.Name, "reason", reason, "duration", time.Since(start))
 		return out, nil

@@ -43,6 +43,9 @@ type Options struct {
 	// once the screen was quiet for this long (one broker call: Act with observe). 0: actions answer text
 	// only and the model asks for screenshots.
 	ObserveMS int32
+	// WatchMS is every desktop action's damage watch (ActRequest.watch_ms): 0 the agent's default (250 ms, ended
+	// 20 ms after the last damage), -1 none (the effect is then DONE, never NO_VISIBLE_CHANGE), up to 5000.
+	WatchMS int32
 	// JPEG makes screenshots JPEG (quality 80) instead of PNG.
 	JPEG bool
 	// Logger gets one line per tool call (tool, action, outcome, duration; never arguments).
@@ -71,6 +74,8 @@ type Session struct {
 	initialized atomic.Bool
 	// onEnd, when set, runs after Close (the endpoint closes the session's gRPC connection).
 	onEnd func()
+	// images, on stdio, holds the screenshots of results until the transport writes them (stdio.go).
+	images *images
 }
 
 // callTimeout bounds each broker call; a 60 s wait or hold_key plus the broker's own guest timeout fits.
@@ -100,6 +105,9 @@ func Prepare(ctx context.Context, conn Broker, opts Options) (*Session, error) {
 	}
 	if opts.ObserveMS < 0 || opts.ObserveMS > 5000 {
 		return nil, fmt.Errorf("observe ms %d: must be 0..5000: %w", opts.ObserveMS, errdefs.ErrInvalidArgument)
+	}
+	if opts.WatchMS < -1 || opts.WatchMS > 5000 {
+		return nil, fmt.Errorf("watch ms %d: must be -1..5000: %w", opts.WatchMS, errdefs.ErrInvalidArgument)
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
