@@ -40,7 +40,7 @@ func startMCP(cfg *config.Config, srv *grpc.Server, b *broker.Broker, tlsConf *t
 		return nil, fmt.Errorf("mcp.listen: %w", err)
 	}
 	scheme := "http"
-	if tlsConf != nil && !isLoopback(cfg.MCP.Listen) {
+	if tlsConf != nil && (cfg.MCP.TLS || !isLoopback(cfg.MCP.Listen)) {
 		// MCP clients authenticate with bearer tokens, not client certificates: the broker's certificate only.
 		ln = tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS13, Certificates: tlsConf.Certificates})
 		scheme = "https"

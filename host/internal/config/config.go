@@ -104,6 +104,9 @@ type Console struct {
 type MCP struct {
 	// Listen is host:port.
 	Listen string `json:"listen"`
+	// TLS serves HTTPS with the broker's tls.cert and tls.key on any address, loopback included (a non-loopback
+	// address is served with TLS whenever the broker has tls).
+	TLS bool `json:"tls"`
 	// Model is the display size models are shown, "WxH" (default 1280x800).
 	Model string `json:"model"`
 	// ObserveMS, when > 0, makes desktop actions answer with a screenshot after this long of quiet (0..5000).

@@ -37,6 +37,8 @@ func TestErrorsNameTheField(t *testing.T) {
 		{"bad button", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"policy":{"confirm_buttons":["up"]}}`, "policy.confirm_buttons[0]"},
 		{"metrics not loopback", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"metrics_listen":"0.0.0.0:9000"}`, "metrics_listen"},
 		{"mcp not loopback without tls", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"mcp":{"listen":"0.0.0.0:7443"}}`, `mcp.listen: "0.0.0.0" is not a loopback address`},
+		{"mcp tls without the broker's certificate", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"mcp":{"listen":"127.0.0.1:7443","tls":true}}`, "mcp.tls: needs the broker's tls.cert and tls.key"},
+		{"mcp public address without tls", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"mcp":{"listen":"192.0.2.7:7443"}}`, `mcp.listen: "192.0.2.7" is not a loopback address: plain HTTP only on loopback`},
 		{"mcp bad listen", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"mcp":{"listen":"7443"}}`, "mcp.listen: want host:port"},
 		{"mcp bad model", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"mcp":{"listen":"127.0.0.1:0","model":"big"}}`, "mcp.model: want WxH"},
 		{"mcp observe out of range", `{"audit":{"dir":"/a"},"principals":[{"name":"p","uids":[1]}],"mcp":{"listen":"127.0.0.1:0","observe_ms":-1}}`, "mcp.observe_ms: must be 0..5000"},

@@ -122,6 +122,9 @@ func (c *Config) Validate() error {
 		case c.TLS == nil && host != "localhost" && (ip == nil || !ip.IsLoopback()):
 			v.Addf("mcp.listen", "%q is not a loopback address: plain HTTP only on loopback (configure tls)", host)
 		}
+		if c.MCP.TLS && c.TLS == nil {
+			v.Addf("mcp.tls", "needs the broker's tls.cert and tls.key")
+		}
 		if c.MCP.ObserveMS < 0 || c.MCP.ObserveMS > 5000 {
 			v.Addf("mcp.observe_ms", "must be 0..5000, got %d", c.MCP.ObserveMS)
 		}
