@@ -32,7 +32,8 @@ func TestGoClientAppStatePages(t *testing.T) {
 	testenv.NeedCommands(t, "gtk3-widget-factory")
 	d := desktop.Start(t, desktop.Options{Width: screenW, Height: screenH})
 	s := a11ybus.Start(t, d)
-	if err := s.StartProgram(t, s.Command("gtk3-widget-factory")); err != nil {
+	factory := s.Command("gtk3-widget-factory")
+	if err := s.StartProgram(t, factory); err != nil {
 		t.Fatal(err)
 	}
 	a := agenttest.Start(t, agenttest.Options{Desktop: d, Env: []string{"DBUS_SESSION_BUS_ADDRESS=" + s.Address}})
@@ -166,6 +167,27 @@ func TestGoClientAppStatePages(t *testing.T) {
 	}
 	wantToolError(t, fmt.Sprintf("continuation %s after a hand-over", cont), c.call("get_app_state", map[string]any{"continuation": cont}, false),
 		"GENERATION_CHANGED", "")
+
+	// The name is resolved again once the app it named quit: a new instance is observed, under its own id.
+	oldID := str(f["app_id"])
+	factory.Process.Kill()
+	factory.Wait()
+	again := s.Command("gtk3-widget-factory")
+	if err := s.StartProgram(t, again); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		res := c.call("get_app_state", map[string]any{"name": "gtk3-widget-factory", "no_screenshot": true}, false)
+		if !res.IsError {
+			if id := str(fields(t, res)["app_id"]); id != fmt.Sprintf("app:%d", again.Process.Pid) {
+				t.Errorf("get_app_state by name after a restart observed %s (before: %s), want the new instance app:%d", id, oldID, again.Process.Pid)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("get_app_state by name never reached the restarted app: %s", text(res, 0))
+		}
+	}
 }
 
 // treeText is the last block marked untrusted: the tree text (guest fields such as the focused element come

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	brokerv1 "glovebox.dev/proto/glovebox/broker/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 	"glovebox.dev/shared/validate"
 )
 
@@ -28,30 +30,40 @@ func (s *Session) getAppState(ctx context.Context, a appStateArgs) (*result, err
 	if a.Continuation != "" {
 		return s.appStatePage(ctx, a.Continuation, limit)
 	}
-	appID := a.AppID
 	switch {
-	case appID != "" && a.Name != "":
+	case a.AppID != "" && a.Name != "":
 		return nil, invalid("name", "give app_id or name, not both")
-	case appID == "" && a.Name == "":
+	case a.AppID == "" && a.Name == "":
 		return nil, invalid("app_id", "required (or name)")
-	case appID == "":
-		resp, err := s.computer.GetApp(ctx, &brokerv1.GetAppRequest{SessionId: s.id, Request: &agentv1.GetAppRequest{Name: a.Name}})
-		if err != nil {
+	}
+	observe := func(appID string) (*brokerv1.ObserveResponse, error) {
+		req := &agentv1.ObserveRequest{
+			Target: &agentv1.Target{Kind: &agentv1.Target_App{App: &agentv1.AppTarget{AppId: appID, WindowId: a.WindowID}}},
+			Snapshot: &agentv1.SnapshotOptions{InteractiveOnly: a.InteractiveOnly, VisibleOnly: !a.IncludeHidden, TextOnly: true,
+				MaxBytes: agentBudget(limit)},
+		}
+		if a.NoScreenshot {
+			req.OmitScreenshot = true
+		} else {
+			req.Screenshot = s.screenshotOptions(nil)
+		}
+		return s.computer.Observe(ctx, &brokerv1.ObserveRequest{SessionId: s.id, Request: req})
+	}
+	appID, known := a.AppID, false
+	if appID == "" {
+		if appID, known, err = s.appByName(ctx, a.Name); err != nil {
 			return nil, err
 		}
-		appID = resp.GetResponse().GetApp().GetAppId()
 	}
-	req := &agentv1.ObserveRequest{
-		Target: &agentv1.Target{Kind: &agentv1.Target_App{App: &agentv1.AppTarget{AppId: appID, WindowId: a.WindowID}}},
-		Snapshot: &agentv1.SnapshotOptions{InteractiveOnly: a.InteractiveOnly, VisibleOnly: !a.IncludeHidden, TextOnly: true,
-			MaxBytes: agentBudget(limit)},
+	resp, err := observe(appID)
+	if err != nil && known && gone(err) {
+		// The app this name resolved to earlier quit (or restarted): resolve the name again, once.
+		s.apps.forget(a.Name)
+		if appID, _, err = s.appByName(ctx, a.Name); err != nil {
+			return nil, err
+		}
+		resp, err = observe(appID)
 	}
-	if a.NoScreenshot {
-		req.OmitScreenshot = true
-	} else {
-		req.Screenshot = s.screenshotOptions(nil)
-	}
-	resp, err := s.computer.Observe(ctx, &brokerv1.ObserveRequest{SessionId: s.id, Request: req})
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +87,58 @@ func (s *Session) getAppState(ctx context.Context, a appStateArgs) (*result, err
 	}
 	appPage(r, snap, limit)
 	return r, nil
+}
+
+// appNames remembers which app id each name resolved to, so get_app_state by name costs one broker call.
+type appNames struct {
+	mu  sync.Mutex
+	ids map[string]string // lower-cased name -> app id
+}
+
+// maxAppNames bounds the names a session remembers.
+const maxAppNames = 64
+
+func (m *appNames) get(name string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id, ok := m.ids[strings.ToLower(name)]
+	return id, ok
+}
+
+func (m *appNames) put(name, id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ids == nil || len(m.ids) >= maxAppNames {
+		m.ids = map[string]string{}
+	}
+	m.ids[strings.ToLower(name)] = id
+}
+
+func (m *appNames) forget(name string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.ids, strings.ToLower(name))
+}
+
+// appByName is the app id name resolves to (GetApp by name, case-insensitive exact: NOT_FOUND, TARGET_AMBIGUOUS):
+// the one remembered from an earlier call of the session (known), else the broker's answer.
+func (s *Session) appByName(ctx context.Context, name string) (id string, known bool, _ error) {
+	if id, ok := s.apps.get(name); ok {
+		return id, true, nil
+	}
+	resp, err := s.computer.GetApp(ctx, &brokerv1.GetAppRequest{SessionId: s.id, Request: &agentv1.GetAppRequest{Name: name}})
+	if err != nil {
+		return "", false, err
+	}
+	id = resp.GetResponse().GetApp().GetAppId()
+	s.apps.put(name, id)
+	return id, false, nil
+}
+
+// gone reports whether err says the app is no longer there (it quit, or its id was never on the bus).
+func gone(err error) bool {
+	r := errdefs.Reason(errgrpc.FromError(err))
+	return r == agentv1.ErrorReason_ERROR_REASON_NOT_FOUND || r == agentv1.ErrorReason_ERROR_REASON_TARGET_GONE
 }
 
 // appStatePage answers the page a get_app_state continuation names: the snapshot's next page from the agent.

@@ -76,6 +76,8 @@ type Session struct {
 	onEnd func()
 	// images, on stdio, holds the screenshots of results until the transport writes them (stdio.go).
 	images *images
+	// apps remembers the app ids get_app_state resolved by name (appstate.go).
+	apps appNames
 }
 
 // callTimeout bounds each broker call; a 60 s wait or hold_key plus the broker's own guest timeout fits.
