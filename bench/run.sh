@@ -7,6 +7,8 @@
 # bench/out/playwright playwright-core); puppeteer-core, pinned by bench/puppeteer/package-lock.json, is installed
 # into bench/puppeteer by npm ci when npm is there.
 # Usage: bench/run.sh [go test -bench regexp] (default: all). BENCHTIME overrides -benchtime (default 2s).
+# GLOVEBOX_MCP_BASELINE=path/to/glovebox (a build of another commit) adds tests/mcp's vs-baseline- benchmarks: MCP
+# calls alternate between this build and that one, reporting p50-ms and baseline-p50-ms side by side.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/bin:$PATH"
