@@ -171,6 +171,8 @@ func BenchmarkAgentStep(b *testing.B) {
 	b.Run("xdotool+scrot-click-screenshot", func(b *testing.B) { timed(b, peerStep) })
 	b.Run("grpc-click-screenshot", func(b *testing.B) { timed(b, grpcStep) })
 	b.Run("mcp-click-screenshot", func(b *testing.B) { timed(b, mcpStep) })
+	// MCP's overhead with the load kept out: MCP and gRPC steps alternate (p50-ms: MCP, baseline-p50-ms: gRPC).
+	b.Run("alternating-mcp-vs-grpc-click-screenshot", func(b *testing.B) { timedPair(b, mcpStep, grpcStep) })
 	// Against the glovebox of another commit (GLOVEBOX_MCP_BASELINE), alternately: the screenshot alone and the
 	// cursor alone (the step's click is not compared: a build before -watch-ms watches every click 250 ms).
 	for _, c := range []struct {
