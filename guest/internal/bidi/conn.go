@@ -93,7 +93,7 @@ func (e *bidiError) Unwrap() error {
 // dialBiDi opens the WebSocket of the BiDi endpoint on port and sends session.new; handler gets every event on the
 // reader goroutine and must not block or call the browser.
 func dialBiDi(ctx context.Context, port int, log *slog.Logger, handler func(string, json.RawMessage)) (*conn, error) {
-	ws, _, err := websocket.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d/session", port), nil)
+	ws, _, err := websocket.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d/session", port), &websocket.DialOptions{HTTPClient: quickClient})
 	if err != nil {
 		return nil, fmt.Errorf("dial webdriver bidi on port %d: %w: %w", port, errdefs.ErrUnavailable, err)
 	}
