@@ -26,6 +26,8 @@ const (
 	// under TCG on a loaded 2-core host it took minutes from its start, and a dial given up part way can leave the
 	// one session Firefox allows behind it, refusing every later session.new.
 	dialTimeout = 10 * time.Minute
+	// writeTimeout bounds sending one command: a browser that reads nothing for that long is gone.
+	writeTimeout = 30 * time.Second
 )
 
 // errConnClosed is the error of a call on a connection that is gone (the browser exited or we closed it).
@@ -180,6 +182,9 @@ func (c *conn) close() {
 // call sends one command and decodes its result into res (nil: dropped). It returns when the answer arrives,
 // ctx ends, or the connection fails.
 func (c *conn) call(ctx context.Context, method string, params, res any) error {
+	if ctx.Err() != nil {
+		return ctxErr(ctx, method)
+	}
 	id := c.next.Add(1)
 	data, err := json.Marshal(command{ID: id, Method: method, Params: params})
 	if err != nil {
@@ -198,11 +203,13 @@ func (c *conn) call(ctx context.Context, method string, params, res any) error {
 		delete(c.pending, id)
 		c.mu.Unlock()
 	}
-	if err := c.ws.Write(ctx, websocket.MessageText, data); err != nil {
+	// The write is not bounded by ctx: coder/websocket closes the connection when a write's context ends, and
+	// a caller's deadline (a wait_for of 300 ms) would end the session for every tab, leaving Firefox holding it.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	err = c.ws.Write(wctx, websocket.MessageText, data)
+	cancel()
+	if err != nil {
 		forget()
-		if ctx.Err() != nil {
-			return ctxErr(ctx, method)
-		}
 		return fmt.Errorf("%s: %w: %w", method, errdefs.ErrUnavailable, err)
 	}
 	select {
