@@ -20,11 +20,12 @@ import (
 // defaultExtractBytes is Extract's cut when max_bytes is 0.
 const defaultExtractBytes = 1 << 20
 
-// snap builds a snapshot of the tab's page with the engine-neutral page script (browser.Scripts.Snapshot). It runs
-// in the page's own realm, as on Chromium: in our sandbox every DOM access of its walk goes through Firefox's Xray
-// wrappers, which made it 3-10x slower (~35 ms against ~120-350 ms on the benchmark page). register makes it the
-// tab's newest (SnapshotTab): its elements stay in the page, under a symbol of the document, as its refs (the
-// actions in the sandbox read them from there); Extract renders without touching the tab's refs.
+// snap builds a snapshot of the tab's page with the engine-neutral page script (browser.Scripts.Snapshot), kept
+// in the page and called in one round trip (runSnapshot). It runs in the page's own realm, as on Chromium: in our
+// sandbox every DOM access of its walk goes through Firefox's Xray wrappers, which made it 3-10x slower (~35 ms
+// against ~120-350 ms on the benchmark page). register makes it the tab's newest (SnapshotTab): its elements stay
+// in the page, under a symbol of the document, as its refs (the actions in the sandbox read them from there);
+// Extract renders without touching the tab's refs.
 func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register bool) (*agentv1.Snapshot, error) {
 	start := time.Now()
 	nav := t.refs.Nav()
@@ -41,13 +42,8 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 	if err != nil {
 		return nil, fmt.Errorf("snapshot tab %s: %w: %w", t.id, errdefs.ErrInternal, err)
 	}
-	// The script answers JSON text itself: it comes back as is, not wrapped in a second JSON string (the answer of
-	// the benchmark page is ~150 KB).
-	// script.evaluate of one expression, not script.callFunction: Firefox answered it about a third faster for the
-	// benchmark page's snapshot.
-	var answer json.RawMessage
-	expr := "(" + browser.Scripts.Snapshot + ")(" + string(arg) + ")"
-	if err := evaluateIn(ctx, t.f.conn, scriptTarget{Context: t.id}, expr, "snapshot tab "+t.id, &answer); err != nil {
+	answer, _, err := runSnapshot(ctx, t.f.conn, t.id, string(arg), "snapshot tab "+t.id)
+	if err != nil {
 		return nil, t.closedErr(err, "snapshot tab "+t.id)
 	}
 	s, refs, err := browser.BuildSnapshot(string(answer), opts, maxNodes)
