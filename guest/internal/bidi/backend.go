@@ -3,7 +3,7 @@
 // snapshots a tab with refs, and performs page actions with trusted input (input.performActions). It is the
 // peer of the CDP backend (guest/internal/browser) behind the same BrowserService and page actions, and shares
 // with it what does not depend on the engine: the page functions, the snapshot built from their answer, the ref
-// store and the page errors' classes (browser.Scripts, BuildSnapshot, Refs, PageFailure).
+// store and the page errors' classes (browser.Scripts, Walk, Assemble, Refs, PageFailure).
 //
 // One WebSocket and one BiDi session per browser (Firefox allows one session at a time); our own page functions
 // run in a sandbox realm ("glovebox"), so page scripts cannot see or replace them. Closing the backend ends our

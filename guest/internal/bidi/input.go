@@ -120,7 +120,7 @@ func (t *tab) point(ctx context.Context, loc *located, what string, check bool) 
 	if err := t.call(ctx, loc, browser.Scripts.Point, what, &p, check); err != nil {
 		return 0, 0, err
 	}
-	return p.X, p.Y, nil
+	return t.framePoint(ctx, loc, p.X, p.Y, what, check)
 }
 
 // click clicks an element (scrolled into view, refused when covered) or a point with trusted pointer input: the

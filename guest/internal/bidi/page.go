@@ -151,6 +151,9 @@ type located struct {
 	// x, y are a point locator's point.
 	x, y    float64
 	isPoint bool
+	// frame is the frame of a ref's element (its page functions run in its browsing context); nil: the tab's
+	// document.
+	frame *ffFrame
 }
 
 // locate turns a locator into what the page wrapper finds: a ref of this tab's newest snapshot (still held by the
@@ -158,11 +161,11 @@ type located struct {
 func (t *tab) locate(l *agentv1.Locator) (*located, error) {
 	switch k := l.GetKind().(type) {
 	case *agentv1.Locator_Ref:
-		i, err := t.node(k.Ref)
+		at, err := t.node(k.Ref)
 		if err != nil {
 			return nil, err
 		}
-		return &located{spec: &locSpec{Ref: &refSpec{Key: k.Ref.GetSnapshotId(), I: i}}, ref: k.Ref.GetRef(), snap: k.Ref.GetSnapshotId()}, nil
+		return &located{spec: &locSpec{Ref: &refSpec{Key: k.Ref.GetSnapshotId(), I: at.i}}, ref: k.Ref.GetRef(), snap: k.Ref.GetSnapshotId(), frame: at.f}, nil
 	case *agentv1.Locator_Selector:
 		s := k.Selector
 		return &located{spec: &locSpec{Sel: &s}}, nil
@@ -239,6 +242,9 @@ func (t *tab) callRealm(ctx context.Context, inSandbox bool, loc *located, fn, w
 		return fmt.Errorf("%s: %w: %w", what, errdefs.ErrInternal, err)
 	}
 	target := scriptTarget{Context: t.id}
+	if loc != nil && loc.frame != nil {
+		target.Context = loc.frame.ctx
+	}
 	if inSandbox {
 		target.Sandbox = sandbox
 	}
@@ -246,6 +252,10 @@ func (t *tab) callRealm(ctx context.Context, inSandbox bool, loc *located, fn, w
 	if errors.Is(err, errUnheld) && loc != nil {
 		return errgrpc.WithCause(fmt.Errorf("%s: ref %s: the page no longer holds snapshot %s (a new document): take a snapshot: %w",
 			what, loc.ref, loc.snap, errdefs.ErrStaleRef), errgrpc.CauseNavigated)
+	}
+	if loc != nil && loc.frame != nil && loc.frame.owner != nil && errors.Is(err, errdefs.ErrTargetGone) && t.alive() {
+		// The ref's frame is gone (its iframe removed), not the tab.
+		return errgrpc.WithCause(fmt.Errorf("%s: ref %s: its frame is gone (removed): take a snapshot: %w", what, loc.ref, errdefs.ErrStaleRef), errgrpc.CauseGone)
 	}
 	return t.closedErr(err, what)
 }

@@ -4,74 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"image"
 	_ "image/jpeg" // DecodeConfig of captured JPEGs
 	_ "image/png"  // DecodeConfig of captured PNGs
-	"time"
 
 	"glovebox.dev/guest/internal/browser"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
-	"glovebox.dev/shared/validate"
 )
 
 // defaultExtractBytes is Extract's cut when max_bytes is 0.
 const defaultExtractBytes = 1 << 20
-
-// snap builds a snapshot of the tab's page with the engine-neutral page script (browser.Scripts.Snapshot), kept
-// in the page and called in one round trip (runSnapshot). It runs in the page's own realm, as on Chromium: in our
-// sandbox every DOM access of its walk goes through Firefox's Xray wrappers, which made it 3-10x slower (~35 ms
-// against ~120-350 ms on the benchmark page). register makes it the tab's newest (SnapshotTab): its elements stay
-// in the page, under a symbol of the document, as its refs (the actions in the sandbox read them from there);
-// Extract renders without touching the tab's refs.
-func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register bool) (*agentv1.Snapshot, error) {
-	start := time.Now()
-	nav := t.refs.Nav()
-	maxNodes := int(opts.GetMaxNodes())
-	if maxNodes == 0 {
-		maxNodes = validate.DefaultSnapshotNodes
-	}
-	id := ""
-	if register {
-		id = t.f.b.snaps.New(t.name())
-	}
-	args := map[string]any{"key": id, "maxNodes": maxNodes, "maxDepth": opts.GetMaxDepth(), "boundsAll": opts.GetVisibleOnly()}
-	arg, err := json.Marshal(args)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot tab %s: %w: %w", t.id, errdefs.ErrInternal, err)
-	}
-	answer, _, err := runSnapshot(ctx, t.f.conn, t.id, string(arg), "snapshot tab "+t.id)
-	if err != nil {
-		return nil, t.closedErr(err, "snapshot tab "+t.id)
-	}
-	s, refs, err := browser.BuildSnapshot(string(answer), opts, maxNodes)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot tab %s: %w", t.id, err)
-	}
-	s.Target = &agentv1.Target{Kind: &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: t.f.id(), TabId: t.id}}}
-	if register {
-		s.SnapshotId = id
-		s.Target.SnapshotId = id
-		t.refs.Remember(id, refs, nav)
-	}
-	s.TookUs = time.Since(start).Microseconds()
-	return s, nil
-}
-
-// SnapshotTab snapshots a tab; its refs replace the tab's earlier ones (unless detached).
-func (b *Backend) SnapshotTab(ctx context.Context, r *agentv1.SnapshotTabRequest) (*agentv1.SnapshotTabResponse, error) {
-	t, err := b.resolveTab(ctx, r.GetTab())
-	if err != nil {
-		return nil, err
-	}
-	s, err := t.snap(ctx, r.GetOptions(), !r.GetOptions().GetDetached())
-	if err != nil {
-		return nil, err
-	}
-	return &agentv1.SnapshotTabResponse{Snapshot: s}, nil
-}
 
 // Extract returns the tab's accessibility tree as text (a DOM-derived approximation on Firefox, said by
 // dom_derived), its DOM, or its buffered console messages.

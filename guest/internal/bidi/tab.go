@@ -23,7 +23,7 @@ const (
 type tab struct {
 	f    *instance
 	id   string
-	refs browser.Refs
+	refs browser.Refs[refLoc]
 
 	mu   sync.Mutex
 	gone bool
@@ -112,7 +112,7 @@ func (t *tab) consoleMessages() []*agentv1.ConsoleMessage {
 	return append([]*agentv1.ConsoleMessage(nil), t.console...)
 }
 
-// node resolves a ref of this tab to its element's index in the page's list.
-func (t *tab) node(r *agentv1.ElementRef) (int, error) {
+// node resolves a ref of this tab to where its element is kept (browser.Refs.Resolve).
+func (t *tab) node(r *agentv1.ElementRef) (refLoc, error) {
 	return t.refs.Resolve(r, t.name(), t.f.b.snaps)
 }

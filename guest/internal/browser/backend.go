@@ -26,7 +26,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 
-	"glovebox.dev/guest/internal/snapid"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/errgrpc"
@@ -63,9 +62,9 @@ type Backend struct {
 	cfg Config
 	log *slog.Logger
 
-	// ids names the page snapshots (page-<random>-<n>), unlike those of any other agent process, so a ref
-	// kept across an agent restart never names a new snapshot.
-	ids *snapid.Namer
+	// snaps names the page snapshots (page-<random>-<n>), unlike those of any other agent process, so a ref
+	// kept across an agent restart never names a new snapshot, and remembers which tab each is of.
+	snaps *SnapshotIDs
 	// frameSeq names the iframe elements of one frame walk in the page (frameToken).
 	frameSeq atomic.Uint64
 
@@ -75,9 +74,6 @@ type Backend struct {
 	exited   chan struct{}
 	// held are the keys held by page_key_down, per owner and tab.
 	held map[string]map[tabKey][]heldKey
-	// snapOwner says which tab each recent snapshot id is of (snapOrder, oldest first, bounds it).
-	snapOwner map[string]tabKey
-	snapOrder []string
 }
 
 // tabKey names a tab across browsers.
@@ -108,7 +104,7 @@ func New(cfg Config) *Backend {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Backend{cfg: cfg, log: cfg.Logger, browsers: map[int]*chrome{}, held: map[string]map[tabKey][]heldKey{},
-		ids: snapid.New("page")}
+		snaps: NewSnapshotIDs("page")}
 }
 
 // Close closes every DevTools connection (no tab is closed) and stops the default browser if this backend

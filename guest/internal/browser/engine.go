@@ -1,20 +1,25 @@
 package browser
 
 // What the WebDriver BiDi backend (guest/internal/bidi) shares with this one, so both engines follow one rule
-// each: the page functions (js.go, snapshotpage.go) run in either engine's page, the snapshot is built from their
-// answer by BuildSnapshot, a page function's {err, detail} maps to one error class, and a fill is read back by
+// each: the page functions (js.go, snapshotpage.go) run in either engine's page, the snapshot is walked through
+// the frames and built from their answers by Walk and Assemble (framewalk.go, snapbuild.go) and its refs kept in
+// Refs (refs.go), a page function's {err, detail} maps to one error class, and a fill is read back by
 // one rule.
 
 // PageScripts are the page functions of js.go and snapshotpage.go, by name. Each is a JavaScript function
 // expression; see its constant for its arguments, this and answer.
 type PageScripts struct {
 	Query, Point, FocusField, Value, SetValue, SelectText, Paste, Scroll, Visible, Snapshot, Ref string
+	// FramePoint maps a point of a frame's viewport to its iframe element's document (jsFramePoint);
+	// MarkSubtree and FindSubtree find a subtree snapshot's root again (jsMarkSubtree, jsFindSubtree).
+	FramePoint, MarkSubtree, FindSubtree string
 }
 
 // Scripts are the page functions both engines run.
 var Scripts = PageScripts{
 	Query: jsQuery, Point: jsPoint, FocusField: jsFocusField, Value: jsValue, SetValue: jsSetValue,
 	SelectText: jsSelectText, Paste: jsPaste, Scroll: jsScroll, Visible: jsVisible, Snapshot: jsSnapshot, Ref: jsRef,
+	FramePoint: jsFramePoint, MarkSubtree: jsMarkSubtree, FindSubtree: jsFindSubtree,
 }
 
 // PageFailure is the error of a page function that answered {err: code, detail, untrusted}: the code's class

@@ -8,7 +8,6 @@ import (
 	_ "image/jpeg" // DecodeConfig of captured JPEGs
 	_ "image/png"  // DecodeConfig of captured PNGs
 	"math"
-	"slices"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -146,17 +145,8 @@ func (b *Backend) Observe(ctx context.Context, tab *agentv1.TabRef, o *agentv1.S
 	if err != nil || o.GetDetached() {
 		return s, nil, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	snap := t.newest
-	if snap == nil || snap.id != s.GetSnapshotId() {
-		return s, nil, nil
-	}
-	for _, el := range snap.kept {
-		if slices.Contains(el.GetStates(), "focused") {
-			snap.refs[el.Ref] = snap.index[el.Ref]
-			return s, snapview.CutElement(el, snapview.ViewOf(o, 0).FieldBytes), nil
-		}
+	if el := t.refs.Focused(s.GetSnapshotId(), snapview.ViewOf(o, 0).FieldBytes); el != nil {
+		return s, el, nil
 	}
 	return s, nil, nil
 }

@@ -2,8 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -61,19 +59,24 @@ type element struct {
 	keep bool
 }
 
-// snap builds a snapshot of the tab's page. register makes it the tab's newest (SnapshotTab): its elements
-// stay in the page as its refs; Extract renders without touching the tab's refs.
+// snap builds a snapshot of the tab's page and its frames (collect), assembled by the engine-neutral rules
+// (Assemble). register makes it the tab's newest (SnapshotTab): its elements stay in the page as its refs, kept
+// in the tab's Refs; Extract renders without touching the tab's refs.
 func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register bool) (*agentv1.Snapshot, error) {
 	start := time.Now()
-	t.mu.Lock()
-	nav := t.nav
-	t.mu.Unlock()
+	nav := t.refs.Nav()
 	maxNodes := int(opts.GetMaxNodes())
 	if maxNodes == 0 {
 		maxNodes = validate.DefaultSnapshotNodes
 	}
+	s := &agentv1.Snapshot{}
+	s.Target = &agentv1.Target{Kind: &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: t.c.id(), TabId: string(t.id)}}}
 	if opts.GetCursor() != "" && register {
-		return t.continued(opts)
+		if err := t.refs.Continue(opts.GetCursor(), t.name(), t.c.b.snaps, s, snapview.ViewOf(opts, 0)); err != nil {
+			return nil, err
+		}
+		s.TookUs = since(start)
+		return s, nil
 	}
 	var rootAt refLoc
 	if st := opts.GetSubtree(); st != nil && register {
@@ -92,14 +95,12 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 	}
 	id := ""
 	if register {
-		id = t.c.b.newSnapshotID(t.tabKey())
+		id = t.c.b.snaps.New(t.name())
 	}
 	col, err := t.collect(ctx, id, maxNodes, int(opts.GetMaxDepth()), opts.GetVisibleOnly())
 	if err != nil {
 		return nil, err
 	}
-	nodes, locs, vw, vh := col.nodes, col.locs, col.vw, col.vh
-	reason := col.reason()
 	root := -1
 	if rootAt.f != nil {
 		// The root's element in the new snapshot: the same DOM node, in the same frame's document.
@@ -107,8 +108,8 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 		if err := t.evalIn(ctx, rootAt.f.scope, jsFindSubtree, "snapshot tab "+string(t.id), &i); err != nil {
 			return nil, err
 		}
-		for j, l := range locs {
-			if l.i == i && l.f.scope.s.id == rootAt.f.scope.s.id && l.f.scope.ctx == rootAt.f.scope.ctx {
+		for j := range col.Tree.Len() {
+			if l := col.Tree.Loc(j); l.i == i && l.f.scope.s.id == rootAt.f.scope.s.id && l.f.scope.ctx == rootAt.f.scope.ctx {
 				root = j
 			}
 		}
@@ -116,70 +117,23 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 			return nil, fmt.Errorf("options.subtree: element %s is not in the new snapshot (past max_nodes, or gone): %w", opts.GetSubtree().GetRef(), errdefs.ErrStaleRef)
 		}
 	}
-
-	names := make([]string, len(nodes))
-	for i := range nodes {
-		names[i] = locs[i].f.name + "e" + strconv.Itoa(locs[i].i+1)
-	}
-	els := buildElements(nodes, names, vw, vh, opts)
-
-	var kept []*agentv1.Element
-	index := map[string]refLoc{} // ref -> where its element is kept
-	for i, e := range els {
-		if e.keep {
-			e.el.States = dropState(e.el.States, "focusable")
-			kept = append(kept, e.el)
-			index[e.el.Ref] = locs[i]
-		}
-	}
-	if root >= 0 {
-		kept = subtree(kept, els[root].el.Ref)
-	}
-	var reasons []string
-	if reason != "" {
-		reasons = append(reasons, reason)
-	}
-	if f := snapview.NewFinder(opts.GetFind()); f != nil {
-		var found []*agentv1.Element
-		for _, el := range kept {
-			if f.Match(el.Role, el.Name, el.States) {
-				if len(found) == f.Limit {
-					reasons = append(reasons, fmt.Sprintf("find limit %d reached: more elements match", f.Limit))
-					break
-				}
-				el.Depth, el.ParentRef = 0, ""
-				found = append(found, el)
-			}
-		}
-		kept = found
-	}
-
-	s := &agentv1.Snapshot{}
-	s.Target = &agentv1.Target{Kind: &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: t.c.id(), TabId: string(t.id)}}}
+	a := Assemble(col.Tree, col.VW, col.VH, opts, refName, col.Reason(), root)
 	if !register {
-		p := snapview.NewPage(s, snapview.ViewOf(opts, 0), render)
-		next := 0
-		for next < len(kept) && p.Add(kept[next]) {
-			next++
-		}
-		p.Finish(0, next, len(kept), next < len(kept), reasons)
+		Render(a, s, opts)
 		s.TookUs = since(start)
 		return s, nil
 	}
-	s.SnapshotId = id
-	s.Target.SnapshotId = id
-	snap := &snapshot{id: id, refs: map[string]refLoc{}, index: index, kept: kept, reasons: reasons}
-	t.remember(snap)
+	t.refs.Remember(id, nav, a, s, snapview.ViewOf(opts, 0))
 	t.mu.Lock()
-	if t.nav != nav {
-		// The page navigated while we read it: the refs describe a document that is gone.
-		t.newest.nav = nav
-	}
+	t.objects = nil
 	t.mu.Unlock()
-	t.page(snap, s, 0, snapview.ViewOf(opts, 0))
 	s.TookUs = since(start)
 	return s, nil
 }
+
+// refName is the ref of an element kept at l: its frame's name (none for the top document) and its place in the
+// frame's element list, "e5", "f2e5".
+func refName(l refLoc) string { return l.f.name + "e" + strconv.Itoa(l.i+1) }
 
 // subtree is the element with ref root and its descendants, depths counted from root.
 func subtree(kept []*agentv1.Element, root string) []*agentv1.Element {
@@ -199,49 +153,6 @@ func subtree(kept []*agentv1.Element, root string) []*agentv1.Element {
 		out = append(out, el)
 	}
 	return out
-}
-
-// page fills s with the page of snap's elements starting at offset, within v's budget, and makes its refs
-// resolvable.
-func (t *tab) page(snap *snapshot, s *agentv1.Snapshot, offset int, v snapview.View) {
-	p := snapview.NewPage(s, v, render)
-	next := offset
-	for next < len(snap.kept) && p.Add(snap.kept[next]) {
-		next++
-	}
-	t.mu.Lock()
-	for _, el := range snap.kept[offset:next] {
-		snap.refs[el.Ref] = snap.index[el.Ref]
-	}
-	t.mu.Unlock()
-	p.Finish(offset, next, len(snap.kept), next < len(snap.kept), snap.reasons)
-}
-
-// continued answers the page a cursor names of the tab's newest snapshot.
-func (t *tab) continued(o *agentv1.SnapshotOptions) (*agentv1.Snapshot, error) {
-	start := time.Now()
-	id, offset, _ := validate.ParseCursor(o.GetCursor())
-	t.mu.Lock()
-	snap, nav := t.newest, t.nav
-	t.mu.Unlock()
-	switch {
-	case snap == nil || snap.id != id:
-		if _, ok := t.node(&agentv1.ElementRef{SnapshotId: id, Ref: "e1"}); ok != nil && !errors.Is(ok, errdefs.ErrStaleRef) {
-			return nil, fmt.Errorf("options.cursor: %w", ok)
-		}
-		return nil, fmt.Errorf("options.cursor: snapshot %s is not a snapshot of tab %s: %w", id, t.id, errdefs.ErrNotFound)
-	case snap.nav != nav:
-		return nil, fmt.Errorf("options.cursor: snapshot %s: the tab navigated since: take a snapshot: %w", id, errdefs.ErrStaleRef)
-	case offset > len(snap.kept):
-		return nil, fmt.Errorf("options.cursor: snapshot %s has no page at %d: %w", id, offset, errdefs.ErrNotFound)
-	}
-	s := &agentv1.Snapshot{SnapshotId: id, Target: &agentv1.Target{
-		Kind:       &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: t.c.id(), TabId: string(t.id)}},
-		SnapshotId: id,
-	}}
-	t.page(snap, s, offset, snapview.ViewOf(o, 0))
-	s.TookUs = since(start)
-	return s, nil
 }
 
 // pageElement converts one element of jsSnapshot's answer.
@@ -353,39 +264,4 @@ func buildElements(nodes []pageNode, names []string, vw, vh int32, opts *agentv1
 	}
 
 	return els
-}
-
-// BuildSnapshot builds a snapshot from one document's snapshot script answer (jsSnapshot, run without entering
-// frames), for the WebDriver BiDi backend: refs e1, e2, ... are the page's element list in order. It answers the
-// snapshot (without id or target) and the element index of each ref kept.
-func BuildSnapshot(answer string, opts *agentv1.SnapshotOptions, maxNodes int) (*agentv1.Snapshot, map[string]int, error) {
-	var page framePage
-	if err := json.Unmarshal([]byte(answer), &page); err != nil {
-		return nil, nil, fmt.Errorf("decode: %w: %w", errdefs.ErrInternal, err)
-	}
-	names := make([]string, len(page.Nodes))
-	for i := range names {
-		names[i] = "e" + strconv.Itoa(i+1)
-	}
-	reason := ""
-	if !page.Complete {
-		reason = fmt.Sprintf("max_nodes %d reached", maxNodes)
-	}
-	els := buildElements(page.Nodes, names, page.VW, page.VH, opts)
-	s := &agentv1.Snapshot{Complete: reason == "", IncompleteReason: reason}
-	kept := make(map[string]int, len(els))
-	var text strings.Builder
-	for i, e := range els {
-		if !e.keep {
-			continue
-		}
-		e.el.States = dropState(e.el.States, "focusable")
-		s.Elements = append(s.Elements, e.el)
-		kept[e.el.Ref] = i
-		if !opts.GetOmitText() {
-			render(&text, e.el)
-		}
-	}
-	s.Text = text.String()
-	return s, kept, nil
 }

@@ -14,7 +14,6 @@ import (
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
-	"glovebox.dev/shared/errgrpc"
 )
 
 // Tab limits.
@@ -38,8 +37,13 @@ type tab struct {
 	// actions counts the tab's actions. Actions are serialized by the agent's mutation queue.
 	group, prevGroup string
 	actions          int
-	// objects are the page objects resolved for the newest snapshot's refs (see resolveCached).
-	objects map[refLoc]pageObject
+	// objects are the page objects resolved for the newest snapshot's refs (see resolveCached); objectsOf is
+	// that snapshot's id.
+	objects   map[refLoc]pageObject
+	objectsOf string
+	// refs are the tab's snapshots; its navigation count counts main-frame navigations (Page.frameNavigated
+	// without a parent).
+	refs Refs[refLoc]
 
 	mu sync.Mutex
 	// host runs the scripts of the frames in the tab's process; oopifs are the attached out-of-process
@@ -55,11 +59,6 @@ type tab struct {
 	// the page is reloaded) and when the session ends: a crashed page answers no command, a call on it fails
 	// at once.
 	crashed chan struct{}
-	// nav counts main-frame navigations (Page.frameNavigated without a parent): a snapshot taken at another
-	// count is stale.
-	nav     uint64
-	newest  *snapshot
-	old     []string
 	console []*agentv1.ConsoleMessage
 }
 
@@ -257,9 +256,9 @@ func (t *tab) log(level, text string, ms float64) {
 
 // invalidate makes every snapshot of the tab stale (the main frame navigated: a new document).
 func (t *tab) invalidate() {
+	t.refs.Navigated()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.nav++
 	t.objects = nil
 }
 
@@ -272,101 +271,11 @@ func (c *chrome) forget(t *tab) {
 	}
 }
 
-// snapshot is the newest snapshot of a tab: its refs and where the element each stands for is kept (its frame
-// and its index among the elements the frame's document keeps for it, see jsSnapshot).
-type snapshot struct {
-	id   string
-	nav  uint64
-	refs map[string]refLoc // the refs handed out so far (t.mu)
-	// index, kept and reasons answer the snapshot's pages: where every kept element is kept, the elements in
-	// order (subtree and find applied), why the snapshot is incomplete.
-	index   map[string]refLoc
-	kept    []*agentv1.Element
-	reasons []string
-}
-
-// remember makes s the tab's newest snapshot; the one before becomes superseded.
-func (t *tab) remember(s *snapshot) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s.nav = t.nav
-	if t.newest != nil {
-		t.objects = nil
-		t.old = append(t.old, t.newest.id)
-		if len(t.old) > maxOldSnapshots {
-			t.old = t.old[len(t.old)-maxOldSnapshots:]
-		}
-	}
-	t.newest = s
-}
-
-// node resolves a ref of this tab to its element's index in the snapshot: the snapshot must be this tab's
-// newest, taken in the current document. Whether the element is still in the document is checked when the
-// action runs.
-func (t *tab) node(r *agentv1.ElementRef) (refLoc, error) {
-	sid, ref := r.GetSnapshotId(), r.GetRef()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.newest == nil || t.newest.id != sid {
-		for _, old := range t.old {
-			if old == sid {
-				return refLoc{}, errgrpc.WithCause(fmt.Errorf("snapshot %s is not the newest of tab %s (%s is): %w", sid, t.id, t.newest.id, errdefs.ErrSnapshotSuperseded), errgrpc.CauseSuperseded)
-			}
-		}
-		if owner, ok := t.c.b.snapshotTab(sid); ok {
-			return refLoc{}, errgrpc.WithCause(fmt.Errorf("snapshot %s is of tab %s of %s, not of tab %s of %s: take a snapshot of this tab: %w",
-				sid, owner.tab, browserID(owner.port), t.id, t.c.id(), errdefs.ErrStaleRef), errgrpc.CauseOtherTarget)
-		}
-		if t.newest != nil && t.c.b.ids.Owns(sid) {
-			// One of ours, of this tab, older than what is remembered: superseded long ago.
-			return refLoc{}, errgrpc.WithCause(fmt.Errorf("snapshot %s is not the newest of tab %s: %w", sid, t.id, errdefs.ErrSnapshotSuperseded), errgrpc.CauseSuperseded)
-		}
-		return refLoc{}, t.c.b.ids.Unknown(sid)
-	}
-	if t.newest.nav != t.nav {
-		return refLoc{}, errgrpc.WithCause(fmt.Errorf("snapshot %s: the tab navigated since (navigation, reload or history): take a snapshot: %w", sid, errdefs.ErrStaleRef), errgrpc.CauseNavigated)
-	}
-	id, ok := t.newest.refs[ref]
-	if !ok {
-		// A snapshot's refs are fixed when it is taken: this one never existed.
-		return refLoc{}, errgrpc.WithCause(fmt.Errorf("ref %s is not in snapshot %s: %w", ref, sid, errdefs.ErrNotFound), errgrpc.CauseNoSuchRef)
-	}
-	return id, nil
-}
-
 // consoleMessages copies the buffered console messages.
 func (t *tab) consoleMessages() []*agentv1.ConsoleMessage {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]*agentv1.ConsoleMessage(nil), t.console...)
-}
-
-// maxSnapshotOwners bounds the snapshot ids the backend remembers the tab of.
-const maxSnapshotOwners = 4096
-
-// newSnapshotID names a snapshot and remembers which tab it is of.
-func (b *Backend) newSnapshotID(k tabKey) string {
-	id := b.ids.Next()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.snapOwner == nil {
-		b.snapOwner = map[string]tabKey{}
-	}
-	b.snapOwner[id] = k
-	b.snapOrder = append(b.snapOrder, id)
-	if len(b.snapOrder) > maxSnapshotOwners {
-		delete(b.snapOwner, b.snapOrder[0])
-		b.snapOrder = b.snapOrder[1:]
-	}
-	return id
-}
-
-// snapshotTab says which tab a snapshot id is of.
-func (b *Backend) snapshotTab(id string) (tabKey, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	k, ok := b.snapOwner[id]
-	return k, ok
 }
 
 // cutUTF8 cuts s to at most n bytes on a rune boundary.
@@ -382,3 +291,13 @@ func cutUTF8(s string, n int) string {
 
 // since is microseconds since start.
 func since(start time.Time) int64 { return time.Since(start).Microseconds() }
+
+// name is the tab in messages and in the snapshot owner table: <browser id>/<tab id>.
+func (t *tab) name() string { return t.c.id() + "/" + string(t.id) }
+
+// node resolves a ref of this tab to where its element is kept (Refs.Resolve: the snapshot must be this tab's
+// newest, taken in the current document). Whether the element is still in the document is checked when the
+// action runs.
+func (t *tab) node(r *agentv1.ElementRef) (refLoc, error) {
+	return t.refs.Resolve(r, t.name(), t.c.b.snaps)
+}
