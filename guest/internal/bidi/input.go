@@ -96,10 +96,11 @@ func move(x, y float64) action {
 func down(button int) action { return action{Type: "pointerDown", Button: &button} }
 func up(button int) action   { return action{Type: "pointerUp", Button: &button} }
 
-// perform sends input.performActions to the tab: trusted input, dispatched tick by tick (one action of each
-// source per tick), answered once dispatched.
+// perform sends key input (input.performActions) to the tab: trusted input, dispatched tick by tick (one action
+// of each source per tick), answered once dispatched, in the browsing context that has the focus (focusedFrame:
+// the tab's, or a frame's of it).
 func (t *tab) perform(ctx context.Context, sources ...source) error {
-	return t.f.conn.call(ctx, "input.performActions", map[string]any{"context": t.id, "actions": sources}, nil)
+	return t.performIn(ctx, t.focusedFrame(ctx), sources...)
 }
 
 var buttonNumbers = map[agentv1.MouseButton]int{
@@ -110,17 +111,22 @@ var buttonNumbers = map[agentv1.MouseButton]int{
 
 var modifierKeys = map[string]string{"shift": "Shift", "ctrl": "Control", "alt": "Alt", "meta": "Meta"}
 
-// point scrolls the element into view and answers its center; with check, a point where another element is on
-// top is refused, naming that element (browser.Scripts.Point).
-func (t *tab) point(ctx context.Context, loc *located, what string, check bool) (float64, float64, error) {
+// point scrolls the element into view and answers its center, where pointer input goes (framePoint); with
+// check, a point where another element is on top is refused, naming that element (browser.Scripts.Point).
+func (t *tab) point(ctx context.Context, loc *located, what string, check bool) (pointAt, error) {
 	if loc.isPoint {
-		return loc.x, loc.y, nil
+		return pointAt{in: t.id, x: loc.x, y: loc.y, topX: loc.x, topY: loc.y}, nil
 	}
-	var p struct{ X, Y float64 }
+	var p framedPoint
 	if err := t.call(ctx, loc, browser.Scripts.Point, what, &p, check); err != nil {
-		return 0, 0, err
+		return pointAt{}, err
 	}
-	return t.framePoint(ctx, loc, p.X, p.Y, what, check)
+	return t.framePoint(ctx, loc, p, what, check)
+}
+
+// performIn is perform in browsing context in (the tab's, or a frame's of it).
+func (t *tab) performIn(ctx context.Context, in string, sources ...source) error {
+	return t.f.conn.call(ctx, "input.performActions", map[string]any{"context": in, "actions": sources}, nil)
 }
 
 // click clicks an element (scrolled into view, refused when covered) or a point with trusted pointer input: the
@@ -131,10 +137,11 @@ func (b *Backend) click(ctx context.Context, t *tab, owner string, c *agentv1.Pa
 		return err
 	}
 	resp.Target.ElementRef, resp.Target.SnapshotId = loc.ref, loc.snap
-	x, y, err := t.point(ctx, loc, "page_click", true)
+	at, err := t.point(ctx, loc, "page_click", true)
 	if err != nil {
 		return err
 	}
+	x, y := at.x, at.y
 	button := buttonNumbers[c.GetButton()]
 	var mods []string
 	for _, m := range c.GetModifiers() {
@@ -157,7 +164,7 @@ func (b *Backend) click(ctx context.Context, t *tab, owner string, c *agentv1.Pa
 	if len(mods) > 0 {
 		sources = append(sources, keys(kb...))
 	}
-	if err := t.perform(ctx, sources...); err != nil {
+	if err := t.performIn(ctx, at.in, sources...); err != nil {
 		// Never leave the button or a modifier down: releasing what is not pressed is harmless.
 		rctx, cancel := releaseCtx(ctx)
 		defer cancel()
@@ -169,10 +176,10 @@ func (b *Backend) click(ctx context.Context, t *tab, owner string, c *agentv1.Pa
 			}
 			rel = append(rel, keys(ups...))
 		}
-		t.perform(rctx, rel...)
+		t.performIn(rctx, at.in, rel...)
 		return err
 	}
-	resp.Pointer = &agentv1.Point{X: int32(x), Y: int32(y)}
+	resp.Pointer = &agentv1.Point{X: int32(at.topX), Y: int32(at.topY)}
 	return nil
 }
 
@@ -183,12 +190,12 @@ func (t *tab) hover(ctx context.Context, h *agentv1.Hover, resp *agentv1.ActResp
 		return err
 	}
 	resp.Target.ElementRef, resp.Target.SnapshotId = loc.ref, loc.snap
-	x, y, err := t.point(ctx, loc, "hover", true)
+	at, err := t.point(ctx, loc, "hover", true)
 	if err != nil {
 		return err
 	}
-	resp.Pointer = &agentv1.Point{X: int32(x), Y: int32(y)}
-	return t.perform(ctx, mouse(move(x, y)))
+	resp.Pointer = &agentv1.Point{X: int32(at.topX), Y: int32(at.topY)}
+	return t.performIn(ctx, at.in, mouse(move(at.x, at.y)))
 }
 
 // drag presses the left button at from, moves in steps to to and releases there, in one input.performActions; a
@@ -198,7 +205,7 @@ func (t *tab) drag(ctx context.Context, d *agentv1.PageDrag, resp *agentv1.ActRe
 	if err != nil {
 		return err
 	}
-	fx, fy, err := t.point(ctx, from, "page_drag.from", false)
+	fat, err := t.point(ctx, from, "page_drag.from", false)
 	if err != nil {
 		return err
 	}
@@ -206,9 +213,14 @@ func (t *tab) drag(ctx context.Context, d *agentv1.PageDrag, resp *agentv1.ActRe
 	if err != nil {
 		return err
 	}
-	tx, ty, err := t.point(ctx, to, "page_drag.to", false)
+	tat, err := t.point(ctx, to, "page_drag.to", false)
 	if err != nil {
 		return err
+	}
+	// Within one frame, in its browsing context; across frames, in the tab's.
+	in, fx, fy, tx, ty := fat.in, fat.x, fat.y, tat.x, tat.y
+	if fat.in != tat.in {
+		in, fx, fy, tx, ty = t.id, fat.topX, fat.topY, tat.topX, tat.topY
 	}
 	resp.Target.ElementRef, resp.Target.SnapshotId = from.ref, from.snap
 	steps := int(d.GetSteps())
@@ -220,13 +232,13 @@ func (t *tab) drag(ctx context.Context, d *agentv1.PageDrag, resp *agentv1.ActRe
 		ms = append(ms, move(fx+(tx-fx)*float64(i)/float64(steps), fy+(ty-fy)*float64(i)/float64(steps)))
 	}
 	ms = append(ms, up(0))
-	if err := t.perform(ctx, mouse(ms...)); err != nil {
+	if err := t.performIn(ctx, in, mouse(ms...)); err != nil {
 		rctx, cancel := releaseCtx(ctx)
 		defer cancel()
-		t.perform(rctx, mouse(up(0)))
+		t.performIn(rctx, in, mouse(up(0)))
 		return err
 	}
-	resp.Pointer = &agentv1.Point{X: int32(tx), Y: int32(ty)}
+	resp.Pointer = &agentv1.Point{X: int32(tat.topX), Y: int32(tat.topY)}
 	return nil
 }
 

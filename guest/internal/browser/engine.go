@@ -10,16 +10,17 @@ package browser
 // expression; see its constant for its arguments, this and answer.
 type PageScripts struct {
 	Query, Point, FocusField, Value, SetValue, SelectText, Paste, Scroll, Visible, Snapshot, Ref string
-	// FramePoint maps a point of a frame's viewport to its iframe element's document (jsFramePoint);
-	// MarkSubtree and FindSubtree find a subtree snapshot's root again (jsMarkSubtree, jsFindSubtree).
-	FramePoint, MarkSubtree, FindSubtree string
+	// FramePoint maps a point of a frame's viewport to its iframe element's document (jsFramePoint); Rendered
+	// (an expression) waits for the page to render twice (jsFrames); MarkSubtree and FindSubtree find a subtree
+	// snapshot's root again (jsMarkSubtree, jsFindSubtree).
+	FramePoint, Rendered, MarkSubtree, FindSubtree string
 }
 
 // Scripts are the page functions both engines run.
 var Scripts = PageScripts{
 	Query: jsQuery, Point: jsPoint, FocusField: jsFocusField, Value: jsValue, SetValue: jsSetValue,
 	SelectText: jsSelectText, Paste: jsPaste, Scroll: jsScroll, Visible: jsVisible, Snapshot: jsSnapshot, Ref: jsRef,
-	FramePoint: jsFramePoint, MarkSubtree: jsMarkSubtree, FindSubtree: jsFindSubtree,
+	FramePoint: jsFramePoint, Rendered: jsFrames, MarkSubtree: jsMarkSubtree, FindSubtree: jsFindSubtree,
 }
 
 // PageFailure is the error of a page function that answered {err: code, detail, untrusted}: the code's class
