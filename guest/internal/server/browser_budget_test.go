@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,15 +15,24 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/testenv/chromium"
 )
 
-// TestTabSnapshotBudget pages a tab's snapshot of the benchmarks' page at 4 KiB: every page within the budget
-// (its encoded size, measured here), the pages together are a full snapshot's elements exactly once and in
-// order, a ref of the last page clicks (the page's own activeElement says so), and find, subtree, text-only and
-// the cut marker give what a full snapshot says they should.
+// TestTabSnapshotBudget pages a tab's snapshot of the benchmarks' page at 4 KiB, on both engines: every page
+// within the budget (its encoded size, measured here), the pages together are a full snapshot's elements exactly
+// once and in order, a ref of the last page clicks (the page's own activeElement says so), and find, subtree,
+// text-only and the cut marker give what a full snapshot says they should.
 func TestTabSnapshotBudget(t *testing.T) {
-	e := newChromeEnv(t)
+	for _, eng := range []struct {
+		name  string
+		start func(testing.TB) *pageEngine
+	}{{"chromium", newChromiumEngine}, {"firefox", newFirefoxEngine}} {
+		t.Run(eng.name, func(t *testing.T) { tabSnapshotBudget(t, eng.start(t)) })
+	}
+}
+
+func tabSnapshotBudget(t *testing.T, e *pageEngine) {
 	page := chromium.BenchPage()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, page) }))
 	defer srv.Close()
@@ -125,7 +135,11 @@ func TestTabSnapshotBudget(t *testing.T) {
 			t.Errorf("find the focused element (-want +got):\n%s", d)
 		}
 		// The one-call observation's focused element is the clicked button, with a ref of its snapshot.
-		os, focused, err := e.backend.Observe(ctx, e.tab(tab), &agentv1.SnapshotOptions{MaxNodes: 20000, MaxBytes: 4096})
+		os, focused, err := e.router.Observe(ctx, e.tab(tab), &agentv1.SnapshotOptions{MaxNodes: 20000, MaxBytes: 4096})
+		if e.name == "firefox" && errors.Is(err, errdefs.ErrUnsupportedAction) {
+			t.Log("no one-call observation of a Firefox tab yet")
+			return
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
