@@ -162,6 +162,16 @@ func (h *frameHost) event(method string, params jsonv2.Value) {
 	}
 }
 
+// isDown reports whether the tab's own page is crashed or its session ended (see down).
+func (t *tab) isDown() bool {
+	select {
+	case <-t.down():
+		return true
+	default:
+		return false
+	}
+}
+
 // framesChanged wakes snapshots waiting for a frame; t.mu is held.
 func (t *tab) framesChanged() {
 	if t.frameSignal != nil {

@@ -285,6 +285,10 @@ func (t *tab) call(ctx context.Context, loc *located, fn, what string, out any, 
 		if errors.As(err, &ce) && strings.Contains(ce.err.Message, "Could not find object") || frameLost(err) {
 			return fmt.Errorf("%s: element no longer in the page: %w", what, errdefs.ErrStaleRef)
 		}
+		if loc.s.id != t.s.id && errors.Is(err, errTabDown) && t.alive() && !t.isDown() {
+			// An out-of-process frame's session ended (its iframe removed, or its renderer crashed), not the tab.
+			return errgrpc.WithCause(fmt.Errorf("%s: its frame is gone (removed or crashed): take a snapshot: %w", what, errdefs.ErrStaleRef), errgrpc.CauseGone)
+		}
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return decodeResult(res.Result, res.ExceptionDetails, what, out)

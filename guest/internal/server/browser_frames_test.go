@@ -81,7 +81,8 @@ func (fs *frameSite) await(t *testing.T, want string) []string {
 // TestBrowserFrames runs on both engines: a tab snapshot enters a same-origin iframe, a cross-site one further
 // down and a frame in a frame; refs name their frame (f1e5) and every page action by such a ref (hover, click,
 // fill, type, press, set_value, select_text, scroll) reaches the frame's own element, as the frame's handlers
-// report to its server. A ref of a frame that navigated is STALE_REF, and nothing is clicked in the new document.
+// report to its server. A ref of a frame that navigated is STALE_REF, and nothing is clicked in the new document;
+// so is a ref of a frame whose iframe was removed.
 func TestBrowserFrames(t *testing.T) {
 	for _, eng := range []struct {
 		name  string
@@ -176,6 +177,14 @@ func TestBrowserFrames(t *testing.T) {
 			e.eval(t, tab, "document.querySelector('iframe').contentWindow.eval(\"hit('sentinel')\"), 0")
 			if seen := fs.await(t, "next sentinel"); len(seen) > 0 {
 				t.Errorf("the frame reported %q after the refused click", seen)
+			}
+
+			// The cross-site frame's iframe is removed: a ref of the frame is STALE_REF, not TARGET_GONE (the
+			// tab is there).
+			cross, _ := refOf(t, "Press cross")
+			e.eval(t, tab, "document.querySelectorAll('iframe')[1].remove(), 0")
+			if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: tr, Locator: cross}}}); reason(err) != "STALE_REF" {
+				t.Errorf("click by a ref of a removed frame: %v, want STALE_REF", err)
 			}
 		})
 	}
