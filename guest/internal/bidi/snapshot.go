@@ -151,7 +151,7 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 	if register {
 		t.refs.Remember(id, nav, a, s, snapview.ViewOf(opts, 0))
 	} else {
-		browser.Render(a, s, opts)
+		a.Render(s, opts)
 	}
 	s.TookUs = time.Since(start).Microseconds()
 	return s, nil

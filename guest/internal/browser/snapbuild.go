@@ -12,7 +12,8 @@ import (
 // Building a snapshot, for either engine: each engine runs the snapshot script (jsSnapshot) in each frame it
 // enters and finds the frames the iframe elements show; what is built from the answers is the same. ParsePage
 // reads one frame's answer, Splice puts a frame's nodes and those of the frames inside it into one tree, Assemble
-// applies the snapshot's options to the tree, and Refs.Remember (SnapshotTab) or Render (Extract) answers it.
+// applies the snapshot's options to the tree, and Refs.Remember (SnapshotTab) or Assembled.Render (Extract)
+// answers it.
 
 // FramePage is one frame's snapshot script answer.
 type FramePage struct {
@@ -95,7 +96,7 @@ func Splice[L comparable](p *FramePage, locs []L, depth int, children map[int]Tr
 }
 
 // Assembled is a snapshot's elements as its options keep them, with where each kept element is kept in the page,
-// before it is registered (Refs.Remember) or rendered (Render).
+// before it is registered (Refs.Remember) or rendered (Assembled.Render).
 type Assembled[L comparable] struct {
 	kept    []*agentv1.Element
 	index   map[string]L
@@ -144,7 +145,7 @@ func Assemble[L comparable](tree Tree[L], vw, vh int32, opts *agentv1.SnapshotOp
 
 // Render fills out (whose target is set) with the first page of a, within opts' budget, without registering it:
 // its refs resolve nowhere (a detached snapshot, Extract).
-func Render[L comparable](a *Assembled[L], out *agentv1.Snapshot, opts *agentv1.SnapshotOptions) {
+func (a *Assembled[L]) Render(out *agentv1.Snapshot, opts *agentv1.SnapshotOptions) {
 	p := snapview.NewPage(out, snapview.ViewOf(opts, 0), render)
 	next := 0
 	for next < len(a.kept) && p.Add(a.kept[next]) {

@@ -119,7 +119,7 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 	}
 	a := Assemble(col.Tree, col.VW, col.VH, opts, refName, col.Reason(), root)
 	if !register {
-		Render(a, s, opts)
+		a.Render(s, opts)
 		s.TookUs = since(start)
 		return s, nil
 	}
