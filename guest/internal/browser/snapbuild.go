@@ -66,7 +66,11 @@ func (t Tree[L]) Loc(i int) L { return t.locs[i] }
 // the tree of each frame entered spliced in after the iframe element showing it (children, by node index): their
 // parents and depths under that element, their bounds moved by its content box's origin.
 func Splice[L comparable](p *FramePage, locs []L, depth int, children map[int]Tree[L]) Tree[L] {
-	var out Tree[L]
+	size := len(p.Nodes)
+	for _, ch := range children {
+		size += len(ch.nodes)
+	}
+	out := Tree[L]{nodes: make([]pageNode, 0, size), locs: make([]L, 0, size)}
 	global := make([]int, len(p.Nodes))
 	for j, n := range p.Nodes {
 		if n.Parent >= 0 && n.Parent < j {
