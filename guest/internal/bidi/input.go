@@ -258,6 +258,11 @@ func textActions(text string) []action {
 // typeText types into the focused element with trusted key input, typeChunk characters per
 // input.performActions; with a delay, one character at a time.
 func (t *tab) typeText(ctx context.Context, text string, delay time.Duration) (int, error) {
+	return t.typeTextIn(ctx, t.focusedFrame(ctx), text, delay)
+}
+
+// typeTextIn is typeText into browsing context in (the tab's, or the frame's that has the focus).
+func (t *tab) typeTextIn(ctx context.Context, in, text string, delay time.Duration) (int, error) {
 	typed := 0
 	runes := []rune(text)
 	step := typeChunk
@@ -266,7 +271,7 @@ func (t *tab) typeText(ctx context.Context, text string, delay time.Duration) (i
 	}
 	for i := 0; i < len(runes); i += step {
 		part := runes[i:min(i+step, len(runes))]
-		if err := t.perform(ctx, keys(textActions(string(part))...)); err != nil {
+		if err := t.performIn(ctx, in, keys(textActions(string(part))...)); err != nil {
 			return typed, err
 		}
 		typed += len(part)
@@ -296,10 +301,15 @@ func (t *tab) fill(ctx context.Context, f *agentv1.Fill, resp *agentv1.ActRespon
 	if err := t.call(ctx, loc, browser.Scripts.FocusField, "fill", nil); err != nil {
 		return err
 	}
+	// The keys go where the field is: the tab's context, or its frame's.
+	in := t.id
+	if loc.frame != nil {
+		in = loc.frame.ctx
+	}
 	if f.GetText() == "" {
-		err = t.perform(ctx, keys(keyDown(webdriverKeys["Delete"]), keyUp(webdriverKeys["Delete"])))
+		err = t.performIn(ctx, in, keys(keyDown(webdriverKeys["Delete"]), keyUp(webdriverKeys["Delete"])))
 	} else {
-		_, err = t.typeText(ctx, f.GetText(), 0)
+		_, err = t.typeTextIn(ctx, in, f.GetText(), 0)
 	}
 	if err != nil {
 		return fmt.Errorf("fill: %w", err)
