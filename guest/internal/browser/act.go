@@ -79,9 +79,9 @@ func (b *Backend) act(ctx context.Context, t *tab, r *agentv1.ActRequest, resp *
 		}
 		return t.navigate(ctx, a.Navigate.GetUrl(), timeout)
 	case *agentv1.ActRequest_Reload:
-		return t.waitLoad(ctx, defaultNavigateTimeout, "reload", func(ctx context.Context) error {
+		return t.waitLoad(ctx, defaultNavigateTimeout, "reload", func(ctx context.Context) (cdp.LoaderID, error) {
 			_, err := cdp.Call(ctx, t.loader(), page.Reload, page.ReloadParams{IgnoreCache: ptr(a.Reload.GetHard())})
-			return err
+			return "", err
 		})
 	case *agentv1.ActRequest_StopLoading:
 		_, err := cdp.Call(ctx, t.s, page.StopLoading, cdp.Empty{})
@@ -153,30 +153,34 @@ func (b *Backend) newTab(ctx context.Context, a *agentv1.NewTab, resp *agentv1.A
 	return nil
 }
 
-// navigate loads url and waits for its load event (a same-document navigation has none and ends at once).
+// navigate loads url and waits for its document's load (a same-document navigation has none and ends at once).
 func (t *tab) navigate(ctx context.Context, url string, timeout time.Duration) error {
-	return t.waitLoad(ctx, timeout, "navigate", func(ctx context.Context) error {
+	return t.waitLoad(ctx, timeout, "navigate", func(ctx context.Context) (cdp.LoaderID, error) {
 		res, err := cdp.Call(ctx, t.loader(), page.Navigate, page.NavigateParams{URL: url})
 		if err != nil {
-			return err
+			return "", err
 		}
 		if res.ErrorText != "" {
-			return fmt.Errorf("navigate: %s: %w", res.ErrorText, errdefs.ErrUnavailable)
+			return "", fmt.Errorf("navigate: %s: %w", res.ErrorText, errdefs.ErrUnavailable)
 		}
 		if res.LoaderID == "" {
-			return errSameDocument
+			return "", errSameDocument
 		}
-		return nil
+		return res.LoaderID, nil
 	})
 }
 
 // errSameDocument ends waitLoad early: the navigation stayed in the document.
 var errSameDocument = fmt.Errorf("same document")
 
-// waitLoad starts something that loads a document and waits for the load event; timeout bounds both (a
-// server that never answers holds Page.navigate's reply).
-func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, start func(context.Context) error) error {
-	events, cancel := t.s.Subscribe("Page.loadEventFired")
+// waitLoad starts something that loads a document in the main frame and waits for that document's load; timeout
+// bounds both (a server that never answers holds Page.navigate's reply). The load is the main frame's
+// Page.lifecycleEvent "load" of the loader start answers (empty: the loader of the first main-frame "init" after
+// start, a reload's new document): a load of the document shown before (its last image finishing while the next
+// document's request is on its way) or of an iframe does not end the wait. Page.loadEventFired, which names no
+// document, did.
+func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, start func(context.Context) (cdp.LoaderID, error)) error {
+	events, cancel := t.s.Subscribe("Page.lifecycleEvent")
 	defer cancel()
 	wctx, cancelWait := context.WithTimeout(ctx, timeout)
 	defer cancelWait()
@@ -186,7 +190,8 @@ func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, 
 		}
 		return fmt.Errorf("%s: no load event within %v: %w", what, timeout, errdefs.ErrTimeout)
 	}
-	if err := start(wctx); err != nil {
+	loader, err := start(wctx)
+	if err != nil {
 		if err == errSameDocument {
 			return nil
 		}
@@ -195,13 +200,24 @@ func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, 
 		}
 		return err
 	}
-	select {
-	case <-events:
-		return nil
-	case <-t.closed:
-		return t.goneErr(what)
-	case <-wctx.Done():
-		return late()
+	for {
+		select {
+		case p := <-events:
+			var ev page.EventLifecycleEvent
+			if jsonv2.Unmarshal(p, &ev, chromedp.DefaultUnmarshalOptions) != nil || ev.FrameID != cdp.FrameID(t.id) {
+				continue
+			}
+			if loader == "" && ev.Name == "init" {
+				loader = ev.LoaderID
+			}
+			if ev.Name == "load" && loader != "" && ev.LoaderID == loader {
+				return nil
+			}
+		case <-t.closed:
+			return t.goneErr(what)
+		case <-wctx.Done():
+			return late()
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -63,7 +64,7 @@ type tab struct {
 	console []*agentv1.ConsoleMessage
 }
 
-// attach opens our session on a tab: Page (navigation events), Runtime (console, and the functions snapshots
+// attach opens our session on a tab: Page (navigation and lifecycle events), Runtime (console, and the functions snapshots
 // and actions call) and Inspector (crash events) are enabled on it, and auto-attach of its out-of-process iframes
 // (frames.go), nothing else.
 func attach(ctx context.Context, c *chrome, id target.ID) (*tab, error) {
@@ -77,6 +78,7 @@ func attach(ctx context.Context, c *chrome, id target.ID) (*tab, error) {
 	t.host = newFrameHost(t, t.s)
 	c.conn.handle(res.SessionID, t.event)
 	methods := []command{{method: "Page.enable"}, {method: "Runtime.enable"}, {method: "Inspector.enable"},
+		{method: "Page.setLifecycleEventsEnabled", params: page.SetLifecycleEventsEnabledParams{Enabled: true}},
 		{method: target.CommandSetAutoAttach, params: autoAttach}}
 	errs := make(chan error, len(methods))
 	for _, m := range methods {
