@@ -367,8 +367,8 @@ func (b *Backend) connect(ctx context.Context, port int) (*instance, error) {
 	}
 	f.conn, f.version = cn, "Firefox/"+cn.version
 	err = cn.call(ctx, "session.subscribe", subscribeParams{Events: []string{
-		"browsingContext.contextDestroyed", "browsingContext.navigationStarted", "browsingContext.domContentLoaded",
-		"browsingContext.load", "log.entryAdded",
+		"browsingContext.contextDestroyed", "browsingContext.navigationStarted", "browsingContext.navigationCommitted",
+		"browsingContext.domContentLoaded", "browsingContext.load", "log.entryAdded",
 	}}, nil)
 	if err != nil {
 		cn.close()

@@ -3,11 +3,13 @@ package bidi
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"glovebox.dev/guest/internal/browser"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // Tab limits.
@@ -28,12 +30,15 @@ type tab struct {
 	mu   sync.Mutex
 	gone bool
 	// closed is closed when the tab's context is destroyed: an action waiting on the tab stops waiting.
-	closed  chan struct{}
+	closed chan struct{}
+	// crashed is closed while the tab's content process is gone (Firefox shows its crashed-tab page in the
+	// context, see event); a new one replaces it when the tab commits another document.
+	crashed chan struct{}
 	console []*agentv1.ConsoleMessage
 }
 
 func newTab(f *instance, id string) *tab {
-	return &tab{f: f, id: id, closed: make(chan struct{})}
+	return &tab{f: f, id: id, closed: make(chan struct{}), crashed: make(chan struct{})}
 }
 
 func (t *tab) alive() bool {
@@ -49,7 +54,41 @@ func (t *tab) name() string { return t.f.id() + "/" + t.id }
 
 // goneErr is the error of an action that was waiting on the tab when it closed.
 func (t *tab) goneErr(what string) error {
-	return fmt.Errorf("%s: tab %s of %s closed: %w", what, t.id, t.f.id(), errdefs.ErrTargetGone)
+	return errgrpc.WithCause(fmt.Errorf("%s: tab %s of %s closed: %w", what, t.id, t.f.id(), errdefs.ErrTargetGone), errgrpc.CauseClosed)
+}
+
+// crashedErr is the error of an action on the tab while its content process is gone.
+func (t *tab) crashedErr(what string) error {
+	return errgrpc.WithCause(fmt.Errorf("%s: tab %s of %s crashed (its content process ended; navigate or reload brings it back): %w",
+		what, t.id, t.f.id(), errdefs.ErrTargetGone), errgrpc.CauseCrashed)
+}
+
+// crashPage is the start of the URL of the page Firefox shows in a tab whose content process ended.
+const crashPage = "about:tabcrashed"
+
+// down answers a channel closed while the tab's content process is gone.
+func (t *tab) down() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.crashed
+}
+
+// committed notes the document the tab committed: Firefox's crashed-tab page when the content process ended,
+// any other one when it is back.
+func (t *tab) committed(url string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	crashed := strings.HasPrefix(url, crashPage)
+	select {
+	case <-t.crashed:
+		if !crashed {
+			t.crashed = make(chan struct{})
+		}
+	default:
+		if crashed {
+			close(t.crashed)
+		}
+	}
 }
 
 // event handles one of the tab's events on the connection's reader goroutine: it must not call the browser.
@@ -84,6 +123,14 @@ func (t *tab) event(method string, params json.RawMessage) {
 		}
 		t.log(level, ev.Text, ev.Timestamp)
 		return
+	case "browsingContext.navigationCommitted":
+		var ev struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(params, &ev) == nil {
+			t.committed(ev.URL)
+		}
+		t.refs.Navigated()
 	case "browsingContext.navigationStarted", "browsingContext.domContentLoaded", "browsingContext.load":
 		// A new document (also one the page's own script or a link loads): every snapshot of the tab is stale.
 		t.refs.Navigated()

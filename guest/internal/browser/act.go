@@ -29,7 +29,7 @@ const (
 
 // Act performs a validated page action on the tab it names, never another, and fills resp's frozen target
 // (browser_id, tab_id, element ref) and results. A failed action releases the keys its owner holds on the tab.
-func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.ActResponse) error {
+func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.ActResponse) (err error) {
 	ft := resp.Target
 	if ft == nil {
 		ft = &agentv1.FrozenTarget{Source: agentv1.TargetSource_TARGET_SOURCE_EXPLICIT}
@@ -49,6 +49,7 @@ func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.
 	if err != nil {
 		return err
 	}
+	defer t.because(&err)
 	if actions.Observes(r) {
 		// wait_for runs outside the mutation queue, beside other actions on the tab: it presses nothing and
 		// must not touch the per-tab action state (object groups) that the queue serializes.

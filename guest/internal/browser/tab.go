@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -123,7 +124,26 @@ func (t *tab) loader() session {
 
 // goneErr is the error of an action that was waiting on the tab when its session ended.
 func (t *tab) goneErr(what string) error {
-	return fmt.Errorf("%s: tab %s of %s closed: %w", what, t.id, t.c.id(), errdefs.ErrTargetGone)
+	return errgrpc.WithCause(fmt.Errorf("%s: tab %s of %s closed: %w", what, t.id, t.c.id(), errdefs.ErrTargetGone), errgrpc.CauseClosed)
+}
+
+// because gives *err, when it is TARGET_GONE without a cause, the tab's: closed (its session ended) or crashed
+// (its page crashed; navigate or reload brings it back). Deferred by the backend's calls on a tab.
+func (t *tab) because(err *error) {
+	if *err == nil || !errors.Is(*err, errdefs.ErrTargetGone) || errgrpc.Metadata(*err)[errgrpc.MetaCause] != "" {
+		return
+	}
+	select {
+	case <-t.closed:
+		*err = errgrpc.WithCause(*err, errgrpc.CauseClosed)
+		return
+	default:
+	}
+	select {
+	case <-t.down():
+		*err = errgrpc.WithCause(fmt.Errorf("tab %s of %s crashed (navigate or reload brings it back): %w", t.id, t.c.id(), *err), errgrpc.CauseCrashed)
+	default:
+	}
 }
 
 func (t *tab) tabKey() tabKey { return tabKey{t.c.port, t.id} }

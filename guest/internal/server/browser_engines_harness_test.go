@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/chromedp/remote"
 
 	"glovebox.dev/guest/internal/bidi"
@@ -41,6 +42,9 @@ type pageEngine struct {
 	port int
 	// yield lets another client drive the browser (benchmarks' peers).
 	yield func()
+	// crash crashes a tab's page for real, outside the agent: Chromium's Page.crash on the test's own DevTools
+	// connection to the page; Firefox's content process of the tab killed (firefox.CrashTab).
+	crash func(t testing.TB, tab string)
 }
 
 // unreachable are ports no test browser listens on, for the engine a pageEngine does not test.
@@ -65,6 +69,16 @@ func newChromiumEngine(t testing.TB) *pageEngine {
 	e := newPageEngine(t, "chromium", fmt.Sprintf("chrome-%d", port), port, engines.New(c, f))
 	e.yield = func() {}
 	e.eval = ce.eval
+	e.crash = func(t testing.TB, tab string) {
+		ce.eval(t, tab, "0") // the test's own connection to the page
+		ce.mu.Lock()
+		c := ce.pages[tab]
+		ce.mu.Unlock()
+		// Page.crash never answers: the renderer is gone.
+		if err := c.Write(context.Background(), &cdproto.Message{ID: 2, Method: "Page.crash"}); err != nil {
+			t.Fatalf("Page.crash: %v", err)
+		}
+	}
 	e.closeOutside = func(tab string) {
 		if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/json/close/%s", port, tab)); err == nil {
 			resp.Body.Close()
@@ -102,6 +116,9 @@ func newFirefoxEngine(t testing.TB) *pageEngine {
 			t.Fatalf("evaluate %s: %v", expr, err)
 		}
 		return string(v)
+	}
+	e.crash = func(t testing.TB, tab string) {
+		firefox.CrashTab(t, port, func() { e.eval(t, tab, "(window.__big = new Uint8Array(200 << 20).fill(7), 0)") })
 	}
 	e.closeOutside = func(tab string) {
 		f.Act(context.Background(), &agentv1.ActRequest{Owner: "outside", Action: &agentv1.ActRequest_CloseTab{CloseTab: &agentv1.CloseTab{

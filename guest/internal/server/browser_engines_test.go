@@ -374,6 +374,51 @@ var engineCases = []struct {
 			t.Errorf("snapshot of the closed tab: %s", got)
 		}
 	}},
+	{"crashed tab is TARGET_GONE with cause crashed; navigate brings it back", func(t *testing.T, e *pageEngine, tab string) {
+		// Another site than the table's tab (localhost, not 127.0.0.1): Firefox gives it content processes of
+		// its own, so only this tab crashes.
+		crashed := e.newTab(t, strings.Replace(e.url("/crashing"), "127.0.0.1", "localhost", 1))
+		e.snapshot(t, crashed)
+		e.crash(t, crashed)
+		click := func(tab string) error {
+			_, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: e.tab(tab), Locator: sel("p")}}})
+			return err
+		}
+		// Firefox swaps the dead process's document for an empty one, then for its crashed-tab page: for that
+		// moment an action sees an empty page (NOT_FOUND), never the old one.
+		start := time.Now()
+		err := click(crashed)
+		for reason(err) == "NOT_FOUND" && time.Since(start) < 5*time.Second {
+			time.Sleep(50 * time.Millisecond)
+			err = click(crashed)
+		}
+		if got, cause := reason(err), errgrpc.Metadata(errgrpc.FromError(err))[errgrpc.MetaCause]; got != "TARGET_GONE" || cause != errgrpc.CauseCrashed {
+			t.Errorf("click on a crashed tab: %s cause %q (%v), want TARGET_GONE cause crashed", got, cause, err)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("click on a crashed tab took %v", took)
+		}
+		_, err = e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(crashed)})
+		if got, cause := reason(err), errgrpc.Metadata(errgrpc.FromError(err))[errgrpc.MetaCause]; got != "TARGET_GONE" || cause != errgrpc.CauseCrashed {
+			t.Errorf("snapshot of a crashed tab: %s cause %q (%v), want TARGET_GONE cause crashed", got, cause, err)
+		}
+		// The table's tab, on another site, still works.
+		if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: e.tab(tab), Locator: sel("#b1")}}}); err != nil {
+			t.Errorf("click on another tab: %v", err)
+		}
+		if got := e.pageLog(t, tab); len(got) != 1 || got[0] != "click b1" {
+			t.Errorf("the other tab's page log: %v, want [click b1]", got)
+		}
+		if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: e.tab(crashed), Url: e.url("/back")}}}); err != nil {
+			t.Fatalf("navigate the crashed tab: %v", err)
+		}
+		if got := e.evalString(t, crashed, "location.pathname"); got != "/back" {
+			t.Errorf("after navigating the crashed tab, the page is at %q", got)
+		}
+		if err := click(crashed); err != nil {
+			t.Errorf("click after navigating the crashed tab: %v", err)
+		}
+	}},
 	{"release_all releases page keys", func(t *testing.T, e *pageEngine, tab string) {
 		if _, err := e.do(t, &agentv1.ActRequest{Owner: "holder", Action: &agentv1.ActRequest_PageKeyDown{PageKeyDown: &agentv1.PageKeyDown{Tab: e.tab(tab), Key: "Shift"}}}); err != nil {
 			t.Fatal(err)
