@@ -64,13 +64,14 @@ func (t *tab) snap(ctx context.Context, opts *agentv1.SnapshotOptions, register 
 	return s, nil
 }
 
-// SnapshotTab snapshots a tab; its refs replace the tab's earlier ones (unless detached).
+// SnapshotTab snapshots a tab (paged within the options' budget, see snapshot); its refs replace the tab's earlier
+// ones (unless detached).
 func (b *Backend) SnapshotTab(ctx context.Context, r *agentv1.SnapshotTabRequest) (*agentv1.SnapshotTabResponse, error) {
 	t, err := b.resolveTab(ctx, r.GetTab())
 	if err != nil {
 		return nil, err
 	}
-	s, err := t.snap(ctx, r.GetOptions(), !r.GetOptions().GetDetached())
+	s, err := t.snapshot(ctx, r.GetOptions())
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,8 @@ type tab struct {
 	// context, see event); a new one replaces it when the tab commits another document.
 	crashed chan struct{}
 	console []*agentv1.ConsoleMessage
+	// pages is the newest snapshot's elements, for its later pages (pages.go).
+	pages *pages
 }
 
 func newTab(f *instance, id string) *tab {

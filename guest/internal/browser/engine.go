@@ -1,5 +1,11 @@
 package browser
 
+import (
+	"strings"
+
+	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+)
+
 // What the WebDriver BiDi backend (guest/internal/bidi) shares with this one, so both engines follow one rule
 // each: the page functions (js.go, snapshotpage.go) run in either engine's page, the snapshot is built from their
 // answer by BuildSnapshot, a page function's {err, detail} maps to one error class, and a fill is read back by
@@ -29,6 +35,9 @@ func PageFailure(what, code, detail string, untrusted map[string]string) error {
 func FillMatches(value string, editable bool, text string) bool {
 	return fieldValue{Value: value, Editable: editable}.matches(text)
 }
+
+// Render appends a snapshot element's line to a snapshot's compact text (snapview.Render), as BuildSnapshot does.
+func Render(b *strings.Builder, e *agentv1.Element) { render(b, e) }
 
 // CutUTF8 cuts s to at most n bytes on a rune boundary.
 func CutUTF8(s string, n int) string { return cutUTF8(s, n) }

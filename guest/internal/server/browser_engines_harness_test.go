@@ -15,6 +15,8 @@ import (
 	"glovebox.dev/guest/internal/bidi"
 	"glovebox.dev/guest/internal/browser"
 	"glovebox.dev/guest/internal/engines"
+	"glovebox.dev/guest/internal/x11/screen"
+	"glovebox.dev/guest/internal/x11/windows"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/testenv/chromium"
 	"glovebox.dev/shared/testenv/desktop"
@@ -28,7 +30,9 @@ type pageEngine struct {
 	id   string
 	br   agentv1.BrowserServiceClient
 	act  agentv1.ActServiceClient
-	srv  *httptest.Server
+	// observe is the one-call observation, over the desktop's screen and windows backends too.
+	observe agentv1.ObserveServiceClient
+	srv     *httptest.Server
 	// eval evaluates an expression in the page's own realm, not through the page actions, and answers its JSON:
 	// Chromium over the test's own DevTools connection to the page; Firefox (one BiDi session per browser) with a
 	// bare script.evaluate on the backend's session.
@@ -66,7 +70,7 @@ func newChromiumEngine(t testing.TB) *pageEngine {
 			c.Close()
 		}
 	})
-	e := newPageEngine(t, "chromium", fmt.Sprintf("chrome-%d", port), port, engines.New(c, f))
+	e := newPageEngine(t, d, "chromium", fmt.Sprintf("chrome-%d", port), port, engines.New(c, f))
 	e.yield = func() {}
 	e.eval = ce.eval
 	e.crash = func(t testing.TB, tab string) {
@@ -96,7 +100,7 @@ func newFirefoxEngine(t testing.TB) *pageEngine {
 	c := browser.New(browser.Config{Ports: unreachable, Executable: "/nonexistent", Proc: t.TempDir()})
 	f := bidi.New(bidi.Config{Ports: []int{port}, Display: d.Display, ProfileDir: t.TempDir(), Executable: "/nonexistent", Proc: t.TempDir()})
 	t.Cleanup(func() { c.Close(); f.Close() })
-	e := newPageEngine(t, "firefox", fmt.Sprintf("firefox-%d", port), port, engines.New(c, f))
+	e := newPageEngine(t, d, "firefox", fmt.Sprintf("firefox-%d", port), port, engines.New(c, f))
 	// Firefox takes one BiDi session: ours ends so a peer can open its own; the backend reconnects when next asked.
 	e.yield = func() { f.Close() }
 	// The remote agent listens a few seconds before it takes sessions.
@@ -127,11 +131,22 @@ func newFirefoxEngine(t testing.TB) *pageEngine {
 	return e
 }
 
-func newPageEngine(t testing.TB, name, id string, port int, r *engines.Router) *pageEngine {
+func newPageEngine(t testing.TB, d *desktop.Desktop, name, id string, port int, r *engines.Router) *pageEngine {
 	srv := httptest.NewServer(http.HandlerFunc(servePage))
 	t.Cleanup(srv.Close)
-	conn := dialServices(t, New(Options{Generation: 1}, Backends{Browser: AdaptBrowser(r)}))
-	return &pageEngine{router: r, name: name, id: id, port: port, br: agentv1.NewBrowserServiceClient(conn), act: agentv1.NewActServiceClient(conn), srv: srv}
+	win, err := windows.New(d.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { win.Close() })
+	scr, err := screen.New(d.Display, win, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { scr.Close() })
+	conn := dialServices(t, New(Options{Generation: 1}, Backends{Browser: AdaptBrowser(r), Screen: AdaptScreen(scr), Windows: win}))
+	return &pageEngine{router: r, name: name, id: id, port: port, br: agentv1.NewBrowserServiceClient(conn), act: agentv1.NewActServiceClient(conn),
+		observe: agentv1.NewObserveServiceClient(conn), srv: srv}
 }
 
 func (e *pageEngine) url(path string) string { return e.srv.URL + path }

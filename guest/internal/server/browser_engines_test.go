@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
@@ -417,6 +418,74 @@ var engineCases = []struct {
 		}
 		if err := click(crashed); err != nil {
 			t.Errorf("click after navigating the crashed tab: %v", err)
+		}
+	}},
+	{"one-call observe of a tab: budget, cursor pages, focused ref", func(t *testing.T, e *pageEngine, tab string) {
+		if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: e.tab(tab), Url: e.url("/big")}}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.evalString(t, tab, "document.getElementById('in150').focus(), document.activeElement.id"); got != "in150" {
+			t.Fatalf("the page's active element is %q", got)
+		}
+		target := &agentv1.Target{Kind: &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: e.id, TabId: tab}}}
+		r, err := e.observe.Observe(context.Background(), &agentv1.ObserveRequest{Target: target, Snapshot: &agentv1.SnapshotOptions{MaxBytes: 4096}})
+		if err != nil {
+			t.Fatalf("observe: %v", err)
+		}
+		snap, f := r.GetSnapshot(), r.GetFocused()
+		if n := proto.Size(snap); n > 4096 || snap.GetNextCursor() == "" || snap.GetTotal() < 600 {
+			t.Errorf("snapshot %d bytes, cursor %q, total %d: want a first page within 4096 bytes of 600+ elements", n, snap.GetNextCursor(), snap.GetTotal())
+		}
+		if img := r.GetImage(); len(img.GetData()) == 0 || img.GetWidth() <= 0 || r.GetCursor() == nil {
+			t.Errorf("image %dx%d (%d bytes), cursor %v: want the screenshot and the pointer", img.GetWidth(), img.GetHeight(), len(img.GetData()), r.GetCursor())
+		}
+		if f.GetName() != "Field 150" || f.GetRef() == "" {
+			t.Fatalf("focused %v, want Field 150 with a ref", f)
+		}
+		// The pages together hold every element once; the focused one is on a later page.
+		seen := map[string]int{}
+		page := snap
+		for i := 0; ; i++ {
+			for _, el := range page.GetElements() {
+				seen[el.GetRef()]++
+				if el.GetRef() == f.GetRef() && i == 0 {
+					t.Errorf("the focused field %s is on the first page; the test wants it past it", f.GetRef())
+				}
+			}
+			if page.GetNextCursor() == "" {
+				break
+			}
+			if i > 500 {
+				t.Fatal("more than 500 pages")
+			}
+			resp, err := e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(tab), Options: &agentv1.SnapshotOptions{Cursor: page.GetNextCursor(), MaxBytes: 4096}})
+			if err != nil {
+				t.Fatalf("page %d: %v", i+1, err)
+			}
+			page = resp.GetSnapshot()
+			if page.GetSnapshotId() != snap.GetSnapshotId() || proto.Size(page) > 4096 {
+				t.Fatalf("page %d: snapshot %s, %d bytes", i+1, page.GetSnapshotId(), proto.Size(page))
+			}
+		}
+		for ref, n := range seen {
+			if n != 1 {
+				t.Errorf("ref %s on %d pages", ref, n)
+			}
+		}
+		if len(seen) != int(snap.GetTotal()) || seen[f.GetRef()] != 1 {
+			t.Errorf("pages hold %d elements (focused %s: %d), total %d", len(seen), f.GetRef(), seen[f.GetRef()], snap.GetTotal())
+		}
+		if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Fill{Fill: &agentv1.Fill{Tab: e.tab(tab), Text: "observed",
+			Locator: byRef(&agentv1.ElementRef{SnapshotId: snap.GetSnapshotId(), Ref: f.GetRef()})}}}); err != nil {
+			t.Fatalf("fill by the focused ref: %v", err)
+		}
+		if got := e.evalString(t, tab, "document.getElementById('in150').value"); got != "observed" {
+			t.Errorf("Field 150 holds %q after the fill", got)
+		}
+		e.snapshot(t, tab)
+		_, err = e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(tab), Options: &agentv1.SnapshotOptions{Cursor: snap.GetNextCursor()}})
+		if got := reason(err); got != "SNAPSHOT_SUPERSEDED" {
+			t.Errorf("the cursor of a superseded snapshot: %s (%v)", got, err)
 		}
 	}},
 	{"release_all releases page keys", func(t *testing.T, e *pageEngine, tab string) {
