@@ -37,6 +37,8 @@ type tab struct {
 	console []*agentv1.ConsoleMessage
 	// pages is the newest snapshot's elements, for its later pages (pages.go).
 	pages *pages
+	// watchers get the tab's browsing context and document network events (navigate.go).
+	watchers []chan tabEvent
 }
 
 func newTab(f *instance, id string) *tab {
@@ -95,6 +97,18 @@ func (t *tab) committed(url string) {
 
 // event handles one of the tab's events on the connection's reader goroutine: it must not call the browser.
 func (t *tab) event(method string, params json.RawMessage) {
+	if strings.HasPrefix(method, "browsingContext.") {
+		t.deliver(method, params)
+	} else if strings.HasPrefix(method, "network.") {
+		// Only a document's requests carry a navigation id: a load waits on those, never on a subresource's.
+		var ev struct {
+			Navigation *string `json:"navigation"`
+		}
+		if json.Unmarshal(params, &ev) == nil && ev.Navigation != nil {
+			t.deliver(method, params)
+		}
+		return
+	}
 	switch method {
 	case "browsingContext.contextDestroyed":
 		t.mu.Lock()
