@@ -17,8 +17,9 @@ const (
 	// watchBuffer bounds the events buffered for one load: the tab's browsing context events and the network
 	// events of its documents' requests (a subresource's are not delivered, see tab.event).
 	watchBuffer = 256
-	// abortGrace is how long a load whose navigation was aborted waits for the navigation that replaced it (a
-	// page's script going on to another document) before it answers that the load was aborted (a download).
+	// abortGrace is how long a load whose navigation was aborted or failed without a network error waits for the
+	// navigation that replaced it (a page's script going on to another document) before it answers so (a
+	// download, say).
 	abortGrace = 500 * time.Millisecond
 	// abortedText is Firefox's error text of a request cancelled because its navigation was.
 	abortedText = "NS_BINDING_ABORTED"
@@ -160,7 +161,10 @@ func (t *tab) load(ctx context.Context, timeout time.Duration, what, method stri
 				}
 				aborted = time.After(abortGrace)
 			case "browsingContext.navigationFailed":
-				return failed("the navigation failed")
+				// Also what a navigation the page's script replaced answers, before the replacing one starts.
+				if aborted == nil {
+					aborted = time.After(abortGrace)
+				}
 			case "browsingContext.fragmentNavigated":
 				return nil
 			case "browsingContext.load":
@@ -170,7 +174,7 @@ func (t *tab) load(ctx context.Context, timeout time.Duration, what, method stri
 				return nil
 			}
 		case <-aborted:
-			return failed(abortedText)
+			return failed("the navigation was aborted or failed (" + abortedText + ")")
 		case <-t.closed:
 			return t.goneErr(what)
 		case <-wctx.Done():

@@ -177,9 +177,10 @@ var errSameDocument = fmt.Errorf("same document")
 // waitLoad starts something that loads a document in the main frame and waits for that document's load; timeout
 // bounds both (a server that never answers holds Page.navigate's reply). The load is the main frame's
 // Page.lifecycleEvent "load" of the loader start answers (empty: the loader of the first main-frame "init" after
-// start, a reload's new document): a load of the document shown before (its last image finishing while the next
-// document's request is on its way) or of an iframe does not end the wait. Page.loadEventFired, which names no
-// document, did.
+// start, a reload's new document), followed to the document that replaces it in the main frame after it
+// committed (its script going on to another): a load of the document shown before (its last image finishing while
+// the next document's request is on its way) or of an iframe does not end the wait. Page.loadEventFired, which
+// names no document, did.
 func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, start func(context.Context) (cdp.LoaderID, error)) error {
 	events, cancel := t.s.Subscribe("Page.lifecycleEvent")
 	defer cancel()
@@ -201,6 +202,7 @@ func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, 
 		}
 		return err
 	}
+	ours := false // the loader's own init came: a later main-frame init is a document that replaced it
 	for {
 		select {
 		case p := <-events:
@@ -208,10 +210,13 @@ func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, 
 			if jsonv2.Unmarshal(p, &ev, chromedp.DefaultUnmarshalOptions) != nil || ev.FrameID != cdp.FrameID(t.id) {
 				continue
 			}
-			if loader == "" && ev.Name == "init" {
+			switch {
+			case ev.Name == "init" && (loader == "" || ev.LoaderID == loader):
+				loader, ours = ev.LoaderID, true
+			case ev.Name == "init" && ours:
+				// The document went on to another (its script replaced it): that one's load ends the wait.
 				loader = ev.LoaderID
-			}
-			if ev.Name == "load" && loader != "" && ev.LoaderID == loader {
+			case ev.Name == "load" && loader != "" && ev.LoaderID == loader:
 				return nil
 			}
 		case <-t.closed:

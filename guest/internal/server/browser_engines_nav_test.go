@@ -15,7 +15,8 @@ import (
 
 // navServer serves the navigation cases' pages: /slow (an image that takes 1 s), /badimg (an image whose
 // connection is dropped), /reset (a document whose connection is dropped), /empty404, and /first + /second (the
-// first document's image is held until the second is asked for, which then answers 400 ms later).
+// first document's image is held until the second is asked for, which then answers 400 ms later), /jsredirect
+// (a script replaces the document before its image loaded); any other path is a page titled with its path.
 func navServer(t *testing.T) *httptest.Server {
 	release := make(chan struct{})
 	var once sync.Once
@@ -39,6 +40,9 @@ func navServer(t *testing.T) *httptest.Server {
 			html(`<title>Bad image</title><img id=i src=/bad.png>`)
 		case "/bad.png", "/reset":
 			drop(w)
+		case "/jsredirect":
+			// The document sends the tab on before its own (slow) image loads: its load never comes.
+			html(`<title>Redirect</title><img src=/slow.png><script>location.replace('/target')</script>`)
 		case "/empty404":
 			w.WriteHeader(http.StatusNotFound)
 		case "/first":
@@ -56,7 +60,7 @@ func navServer(t *testing.T) *httptest.Server {
 			time.Sleep(400 * time.Millisecond)
 			html(`<title>Second</title><img src=/second.png>`)
 		default:
-			html(`<title>Page</title><p>page</p>`)
+			html(`<title>` + r.URL.Path + `</title><p>page</p>`)
 		}
 	}))
 	t.Cleanup(srv.Close)
@@ -67,7 +71,8 @@ func navServer(t *testing.T) *httptest.Server {
 // evaluate): a failed document load is UNAVAILABLE naming the browser's error (net::ERR_CONNECTION_REFUSED,
 // NS_ERROR_CONNECTION_REFUSED), an HTTP error with an empty body too (Chromium shows its own error page; Firefox
 // an empty one), a slow image holds the navigate until it loaded or the timeout (TIMEOUT), a failing image does
-// not fail it, and a late load of the document shown before does not end it.
+// not fail it, a page whose script goes on to another document is followed there, and a late load of the
+// document shown before does not end it.
 func TestBrowserEnginesNavigate(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -114,6 +119,11 @@ func TestBrowserEnginesNavigate(t *testing.T) {
 				t.Errorf("navigate to a page with a failing image: %v", err)
 			} else if got := page(); got != "Bad image complete" {
 				t.Errorf("after navigate, the page says %q", got)
+			}
+			if _, err := navigate(srv.URL+"/jsredirect", 10000); err != nil {
+				t.Errorf("navigate to a page whose script goes on to another: %v", err)
+			} else if got := page(); got != "/target complete" {
+				t.Errorf("after navigate to a page whose script goes on to another, the page says %q", got)
 			}
 			if _, err := navigate(srv.URL+"/page#frag", 10000); err != nil {
 				t.Fatal(err)
