@@ -2,9 +2,11 @@ package bidi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"glovebox.dev/guest/internal/browser"
@@ -31,8 +33,10 @@ func (t *tab) snapshot(ctx context.Context, o *agentv1.SnapshotOptions) (*agentv
 	if o.GetCursor() != "" {
 		return t.continued(o)
 	}
-	if o.GetSubtree() != nil {
-		return nil, unsupported("a tab snapshot's options.subtree")
+	if st := o.GetSubtree(); st != nil {
+		if err := t.markSubtree(ctx, st); err != nil {
+			return nil, err
+		}
 	}
 	nav := t.refs.Nav()
 	register := !o.GetDetached()
@@ -44,6 +48,13 @@ func (t *tab) snapshot(ctx context.Context, o *agentv1.SnapshotOptions) (*agentv
 	p := &pages{id: s.GetSnapshotId(), nav: nav, kept: s.GetElements()}
 	if !s.GetComplete() {
 		p.reasons = append(p.reasons, s.GetIncompleteReason())
+	}
+	if st := o.GetSubtree(); st != nil {
+		root, err := t.findSubtree(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		p.kept = browser.Subtree(p.kept, root)
 	}
 	if f := snapview.NewFinder(o.GetFind()); f != nil {
 		var found []*agentv1.Element
@@ -132,4 +143,45 @@ func (b *Backend) Observe(ctx context.Context, tr *agentv1.TabRef, o *agentv1.Sn
 		}
 	}
 	return s, nil, nil
+}
+
+// markSubtree keeps, in the page, the element a subtree snapshot's root ref names (of the tab's newest snapshot),
+// to find it in the next one: the snapshot walks the document anew and numbers its elements anew.
+func (t *tab) markSubtree(ctx context.Context, st *agentv1.ElementRef) error {
+	i, err := t.node(st)
+	if err != nil {
+		return fmt.Errorf("options.subtree: %w", err)
+	}
+	var there bool
+	if err := t.evalPage(ctx, browser.Scripts.MarkSubtree, &there, st.GetSnapshotId(), i); err != nil {
+		return err
+	}
+	if !there {
+		return fmt.Errorf("options.subtree: element %s is no longer in the page: take a new snapshot: %w", st.GetRef(), errdefs.ErrStaleRef)
+	}
+	return nil
+}
+
+// findSubtree answers the ref, in the snapshot just taken, of the element markSubtree kept (BuildSnapshot names
+// the element at index i "e<i+1>").
+func (t *tab) findSubtree(ctx context.Context, st *agentv1.ElementRef) (string, error) {
+	i := -1
+	if err := t.evalPage(ctx, browser.Scripts.FindSubtree, &i); err != nil {
+		return "", err
+	}
+	if i < 0 {
+		return "", fmt.Errorf("options.subtree: element %s is not in the new snapshot (past max_nodes, or gone): %w", st.GetRef(), errdefs.ErrStaleRef)
+	}
+	return "e" + strconv.Itoa(i+1), nil
+}
+
+// evalPage runs page function fn with JSON arguments in the page's own realm (where the snapshot keeps its
+// elements) and decodes its JSON answer into out.
+func (t *tab) evalPage(ctx context.Context, fn string, out any, args ...any) error {
+	a, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("snapshot tab %s: %w: %w", t.id, errdefs.ErrInternal, err)
+	}
+	expr := "JSON.stringify((" + fn + ").apply(null, " + string(a) + "))"
+	return t.closedErr(evaluateIn(ctx, t.f.conn, scriptTarget{Context: t.id}, expr, "snapshot tab "+t.id, out), "snapshot tab "+t.id)
 }

@@ -15,12 +15,17 @@ import (
 // expression; see its constant for its arguments, this and answer.
 type PageScripts struct {
 	Query, Point, FocusField, Value, SetValue, SelectText, Paste, Scroll, Visible, Snapshot, Ref string
+	// MarkSubtree and FindSubtree find a subtree snapshot's root again: MarkSubtree(key, i) keeps element i of
+	// snapshot key and answers whether it is still in the document, FindSubtree() answers its index in the
+	// newest snapshot (-1: not in it).
+	MarkSubtree, FindSubtree string
 }
 
 // Scripts are the page functions both engines run.
 var Scripts = PageScripts{
 	Query: jsQuery, Point: jsPoint, FocusField: jsFocusField, Value: jsValue, SetValue: jsSetValue,
 	SelectText: jsSelectText, Paste: jsPaste, Scroll: jsScroll, Visible: jsVisible, Snapshot: jsSnapshot, Ref: jsRef,
+	MarkSubtree: jsMarkSubtree, FindSubtree: jsFindSubtree,
 }
 
 // PageFailure is the error of a page function that answered {err: code, detail, untrusted}: the code's class
@@ -38,6 +43,10 @@ func FillMatches(value string, editable bool, text string) bool {
 
 // Render appends a snapshot element's line to a snapshot's compact text (snapview.Render), as BuildSnapshot does.
 func Render(b *strings.Builder, e *agentv1.Element) { render(b, e) }
+
+// Subtree is the element with ref root and its descendants among a snapshot's elements (in document order),
+// depths counted from root.
+func Subtree(kept []*agentv1.Element, root string) []*agentv1.Element { return subtree(kept, root) }
 
 // CutUTF8 cuts s to at most n bytes on a rune boundary.
 func CutUTF8(s string, n int) string { return cutUTF8(s, n) }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -486,6 +487,32 @@ var engineCases = []struct {
 		_, err = e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(tab), Options: &agentv1.SnapshotOptions{Cursor: snap.GetNextCursor()}})
 		if got := reason(err); got != "SNAPSHOT_SUPERSEDED" {
 			t.Errorf("the cursor of a superseded snapshot: %s (%v)", got, err)
+		}
+	}},
+	{"snapshot of a subtree by ref", func(t *testing.T, e *pageEngine, tab string) {
+		root := ref(t, e.snapshot(t, tab), "combobox", "Color")
+		resp, err := e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(tab), Options: &agentv1.SnapshotOptions{Subtree: root}})
+		if err != nil {
+			t.Fatalf("subtree snapshot: %v", err)
+		}
+		s := resp.GetSnapshot()
+		var got []string
+		for _, el := range s.GetElements() {
+			got = append(got, fmt.Sprintf("%d %s %s", el.GetDepth(), el.GetRole(), el.GetName()))
+		}
+		if len(got) < 3 || got[0] != "0 combobox Color" || !strings.Contains(strings.Join(got, ";"), " option Green") || strings.Contains(strings.Join(got, ";"), "Press me") {
+			t.Fatalf("subtree of the Color select: %q, want the combobox at depth 0 and its options only", got)
+		}
+		if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_SetValue{SetValue: &agentv1.SetValue{Tab: e.tab(tab),
+			Locator: byRef(&agentv1.ElementRef{SnapshotId: s.GetSnapshotId(), Ref: s.GetElements()[0].GetRef()}), Value: "g"}}}); err != nil {
+			t.Fatalf("set_value by the subtree's root ref: %v", err)
+		}
+		if got := e.evalString(t, tab, "document.getElementById('sel').value"); got != "g" {
+			t.Errorf("the select holds %q", got)
+		}
+		_, err = e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(tab), Options: &agentv1.SnapshotOptions{Subtree: root}})
+		if got := reason(err); got != "SNAPSHOT_SUPERSEDED" {
+			t.Errorf("subtree by a ref of a superseded snapshot: %s (%v)", got, err)
 		}
 	}},
 	{"release_all releases page keys", func(t *testing.T, e *pageEngine, tab string) {
