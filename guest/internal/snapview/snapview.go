@@ -120,6 +120,8 @@ const (
 	// MaxReasonBytes bounds Snapshot.incomplete_reason on a page.
 	MaxReasonBytes = 512
 	reserve        = (3 + validate.MaxCursorBytes) + 2*6 + 2 + (3 + MaxReasonBytes + 16) + 11 + 2*11 + 6
+	// Reserve is what a page keeps of its budget for those fields.
+	Reserve = reserve
 )
 
 // Page builds one page of a snapshot within its View's budget.
