@@ -70,7 +70,7 @@ func navServer(t *testing.T) *httptest.Server {
 // TestBrowserEnginesNavigate: navigate on both engines answers what the page shows (read with the test's own
 // evaluate): a failed document load is UNAVAILABLE naming the browser's error (net::ERR_CONNECTION_REFUSED,
 // NS_ERROR_CONNECTION_REFUSED), an HTTP error with an empty body too (Chromium shows its own error page; Firefox
-// an empty one), a slow image holds the navigate until it loaded or the timeout (TIMEOUT), a failing image does
+// an empty one), a slow image holds the navigate (and a reload) until it loaded or the timeout (TIMEOUT), a failing image does
 // not fail it, a page whose script goes on to another document is followed there, and a late load of the
 // document shown before does not end it.
 func TestBrowserEnginesNavigate(t *testing.T) {
@@ -108,6 +108,13 @@ func TestBrowserEnginesNavigate(t *testing.T) {
 				t.Errorf("navigate to a page with a 1 s image: %v after %v", err, took)
 			} else if got, img := page(), e.eval(t, tab, "document.getElementById('i').complete"); got != "Slow complete" || img != "true" {
 				t.Errorf("after navigate, the page says %q, image complete %s", got, img)
+			}
+			e.eval(t, tab, "window.__mark = 1")
+			start := time.Now()
+			if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Reload{Reload: &agentv1.Reload{Tab: e.tab(tab)}}}); err != nil {
+				t.Errorf("reload: %v", err)
+			} else if took, got, mark := time.Since(start), page(), e.eval(t, tab, "window.__mark || null"); took < 900*time.Millisecond || got != "Slow complete" || mark != "null" {
+				t.Errorf("reload of a page with a 1 s image returned after %v, the page says %q (mark %s), want a new document loaded", took, got, mark)
 			}
 			if _, err := navigate(srv.URL+"/page", 10000); err != nil {
 				t.Fatal(err)
