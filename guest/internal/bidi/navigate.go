@@ -84,7 +84,7 @@ type navParams struct {
 // net::ERR_...), or an HTTP error answered with an empty body (which Chromium answers as a failed load, showing
 // its own error page). Events of another navigation id are not this load's: a late load of the document shown
 // before never ends it. A navigation the page's own script replaces by another is followed to that one. timeout
-// bounds it all; a tab closed meanwhile ends it with TARGET_GONE.
+// bounds it all; a tab closed, or whose content process ends, meanwhile ends it with TARGET_GONE.
 func (t *tab) load(ctx context.Context, timeout time.Duration, what, method string, params map[string]any) error {
 	events, stop := t.watch()
 	defer stop()
@@ -95,6 +95,13 @@ func (t *tab) load(ctx context.Context, timeout time.Duration, what, method stri
 			return fmt.Errorf("%s: %w: %w", what, errdefs.ErrInterrupted, ctx.Err())
 		}
 		return fmt.Errorf("%s: not loaded within %v: %w", what, timeout, errdefs.ErrTimeout)
+	}
+	// A crash during the load ends it; a crashed tab's own load is what brings it back.
+	crash := t.down()
+	select {
+	case <-crash:
+		crash = nil
+	default:
 	}
 	params["wait"] = "none"
 	var res struct {
@@ -177,6 +184,8 @@ func (t *tab) load(ctx context.Context, timeout time.Duration, what, method stri
 			return failed("the navigation was aborted or failed (" + abortedText + ")")
 		case <-t.closed:
 			return t.goneErr(what)
+		case <-crash:
+			return t.crashedErr(what)
 		case <-wctx.Done():
 			return late()
 		}

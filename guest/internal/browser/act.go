@@ -15,6 +15,7 @@ import (
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/actions"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // Navigation limits.
@@ -192,6 +193,13 @@ func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, 
 		}
 		return fmt.Errorf("%s: no load event within %v: %w", what, timeout, errdefs.ErrTimeout)
 	}
+	// A crash during the load ends it; a crashed tab's own load is what brings it back.
+	crash := t.down()
+	select {
+	case <-crash:
+		crash = nil
+	default:
+	}
 	loader, err := start(wctx)
 	if err != nil {
 		if err == errSameDocument {
@@ -221,6 +229,8 @@ func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, 
 			}
 		case <-t.closed:
 			return t.goneErr(what)
+		case <-crash:
+			return errgrpc.WithCause(fmt.Errorf("%s: tab %s of %s crashed (navigate or reload brings it back): %w", what, t.id, t.c.id(), errdefs.ErrTargetGone), errgrpc.CauseCrashed)
 		case <-wctx.Done():
 			return late()
 		}

@@ -11,14 +11,17 @@ import (
 	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // navServer serves the navigation cases' pages: /slow (an image that takes 1 s), /badimg (an image whose
 // connection is dropped), /reset (a document whose connection is dropped), /empty404, and /first + /second (the
 // first document's image is held until the second is asked for, which then answers 400 ms later), /jsredirect
-// (a script replaces the document before its image loaded); any other path is a page titled with its path.
-func navServer(t *testing.T) *httptest.Server {
+// (a script replaces the document before its image loaded), /hold (an image held 20 s; the channel tells when it is
+// asked for); any other path is a page titled with its path.
+func navServer(t *testing.T) (*httptest.Server, <-chan struct{}) {
 	release := make(chan struct{})
+	holding := make(chan struct{}, 1)
 	var once sync.Once
 	drop := func(w http.ResponseWriter) {
 		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
@@ -47,6 +50,17 @@ func navServer(t *testing.T) *httptest.Server {
 			w.WriteHeader(http.StatusNotFound)
 		case "/first":
 			html(`<title>First</title><img src=/first.png>`)
+		case "/hold":
+			html(`<title>Hold</title><img src=/hold.png>`)
+		case "/hold.png":
+			select {
+			case holding <- struct{}{}:
+			default:
+			}
+			select {
+			case <-r.Context().Done():
+			case <-time.After(20 * time.Second):
+			}
 		case "/first.png":
 			select {
 			case <-release:
@@ -64,15 +78,15 @@ func navServer(t *testing.T) *httptest.Server {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, holding
 }
 
 // TestBrowserEnginesNavigate: navigate on both engines answers what the page shows (read with the test's own
 // evaluate): a failed document load is UNAVAILABLE naming the browser's error (net::ERR_CONNECTION_REFUSED,
 // NS_ERROR_CONNECTION_REFUSED), an HTTP error with an empty body too (Chromium shows its own error page; Firefox
 // an empty one), a slow image holds the navigate (and a reload) until it loaded or the timeout (TIMEOUT), a failing image does
-// not fail it, a page whose script goes on to another document is followed there, and a late load of the
-// document shown before does not end it.
+// not fail it, a page whose script goes on to another document is followed there, a crash while it waits ends it
+// (TARGET_GONE, cause crashed), and a late load of the document shown before does not end it.
 func TestBrowserEnginesNavigate(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -86,7 +100,7 @@ func TestBrowserEnginesNavigate(t *testing.T) {
 	}{{"chromium", newChromiumEngine}, {"firefox", newFirefoxEngine}} {
 		t.Run(eng.name, func(t *testing.T) {
 			e := eng.start(t)
-			srv := navServer(t)
+			srv, holding := navServer(t)
 			tab := e.newTab(t, srv.URL+"/page")
 			navigate := func(url string, timeoutMs int32) (time.Duration, error) {
 				start := time.Now()
@@ -139,6 +153,27 @@ func TestBrowserEnginesNavigate(t *testing.T) {
 				t.Errorf("same-document navigate: %v", err)
 			} else if got := e.evalString(t, tab, "location.hash"); got != "#other" {
 				t.Errorf("after a same-document navigate the page is at %q", got)
+			}
+			// A page that crashes while navigate waits for its load: TARGET_GONE, cause crashed, at once. (On its own
+			// site, so Firefox's process of it serves nothing else.)
+			done := make(chan error, 1)
+			go func() {
+				_, err := navigate(strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)+"/hold", 15000)
+				done <- err
+			}()
+			select {
+			case <-holding:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the /hold page did not ask for its image within 10 s")
+			}
+			e.crash(t, tab)
+			select {
+			case err := <-done:
+				if got, cause := reason(err), errgrpc.Metadata(errgrpc.FromError(err))[errgrpc.MetaCause]; got != "TARGET_GONE" || cause != errgrpc.CauseCrashed {
+					t.Errorf("navigate of a tab that crashed meanwhile: %s cause %q (%v), want TARGET_GONE cause crashed", got, cause, err)
+				}
+			case <-time.After(8 * time.Second):
+				t.Fatal("navigate of a tab that crashed meanwhile did not end within 8 s of the crash")
 			}
 			// The first document still loads its image when the second is asked for.
 			if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: e.tab(tab), Url: srv.URL + "/first", TimeoutMs: 500}}}); reason(err) != "TIMEOUT" {
