@@ -34,7 +34,9 @@ type tab struct {
 	// crashed is closed while the tab's content process is gone (Firefox shows its crashed-tab page in the
 	// context, see event); a new one replaces it when the tab commits another document.
 	crashed chan struct{}
-	console []*agentv1.ConsoleMessage
+	// lastCommit is the navigation id of the document the tab committed last.
+	lastCommit string
+	console    []*agentv1.ConsoleMessage
 	// pages is the newest snapshot's elements, for its later pages (pages.go).
 	pages *pages
 	// watchers get the tab's browsing context and document network events (navigate.go).
@@ -77,12 +79,15 @@ func (t *tab) down() <-chan struct{} {
 	return t.crashed
 }
 
-// committed notes the document the tab committed: Firefox's crashed-tab page when the content process ended,
-// any other one when it is back.
-func (t *tab) committed(url string) {
+// committed notes the document the tab committed under navigation id nav: Firefox's crashed-tab page when the
+// content process ended, any other one when it is back. The crash shows first as an empty document committed under
+// the navigation id of the document it replaces, with no navigation started (every navigation has an id of its
+// own): that is taken for the crash already, so an action does not land in the empty document meanwhile.
+func (t *tab) committed(url, nav string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	crashed := strings.HasPrefix(url, crashPage)
+	crashed := strings.HasPrefix(url, crashPage) || url == "about:blank" && nav != "" && nav == t.lastCommit
+	t.lastCommit = nav
 	select {
 	case <-t.crashed:
 		if !crashed {
@@ -141,10 +146,15 @@ func (t *tab) event(method string, params json.RawMessage) {
 		return
 	case "browsingContext.navigationCommitted":
 		var ev struct {
-			URL string `json:"url"`
+			URL        string  `json:"url"`
+			Navigation *string `json:"navigation"`
 		}
 		if json.Unmarshal(params, &ev) == nil {
-			t.committed(ev.URL)
+			nav := ""
+			if ev.Navigation != nil {
+				nav = *ev.Navigation
+			}
+			t.committed(ev.URL, nav)
 		}
 		t.refs.Navigated()
 	case "browsingContext.navigationStarted", "browsingContext.domContentLoaded", "browsingContext.load":
