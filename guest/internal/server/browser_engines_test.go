@@ -516,6 +516,23 @@ var engineCases = []struct {
 			t.Errorf("subtree by a ref of a superseded snapshot: %s (%v)", got, err)
 		}
 	}},
+	{"a detached snapshot supersedes nothing", func(t *testing.T, e *pageEngine, tab string) {
+		s := e.snapshot(t, tab)
+		resp, err := e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(tab), Options: &agentv1.SnapshotOptions{Detached: true, MaxBytes: 2048}})
+		if err != nil {
+			t.Fatalf("detached snapshot: %v", err)
+		}
+		if d := resp.GetSnapshot(); d.GetSnapshotId() != "" || d.GetNextCursor() != "" || proto.Size(d) > 2048 || !strings.Contains(d.GetText(), "Press me") {
+			t.Errorf("detached snapshot: id %q, cursor %q, %d bytes, text %q", d.GetSnapshotId(), d.GetNextCursor(), proto.Size(d), d.GetText())
+		}
+		e.clearLog(t, tab)
+		if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: e.tab(tab), Locator: byRef(ref(t, s, "button", "Press me"))}}}); err != nil {
+			t.Fatalf("click by the ref of the snapshot before the detached one: %v", err)
+		}
+		if got := e.pageLog(t, tab); !cmp.Equal(got, []string{"click b1"}) {
+			t.Errorf("page log %v, want [click b1]", got)
+		}
+	}},
 	{"release_all releases page keys", func(t *testing.T, e *pageEngine, tab string) {
 		if _, err := e.do(t, &agentv1.ActRequest{Owner: "holder", Action: &agentv1.ActRequest_PageKeyDown{PageKeyDown: &agentv1.PageKeyDown{Tab: e.tab(tab), Key: "Shift"}}}); err != nil {
 			t.Fatal(err)
