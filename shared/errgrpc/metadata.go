@@ -47,6 +47,11 @@ const (
 	CauseNotShowing = "not_showing"
 	// CauseActionsChanged: the element no longer offers the action the snapshot listed.
 	CauseActionsChanged = "actions_changed"
+	// CauseClosed: the tab closed (TARGET_GONE).
+	CauseClosed = "closed"
+	// CauseCrashed: the tab's page crashed, its renderer or content process gone (TARGET_GONE); navigate or
+	// reload brings the tab back.
+	CauseCrashed = "crashed"
 )
 
 // MaxUntrustedBytes bounds one untrusted metadata value; a longer one is cut at a rune boundary and ends

@@ -10,7 +10,6 @@ import (
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/actions"
 	"glovebox.dev/shared/errdefs"
-	"glovebox.dev/shared/errgrpc"
 )
 
 // Navigation limits.
@@ -71,14 +70,14 @@ func (b *Backend) act(ctx context.Context, t *tab, r *agentv1.ActRequest, resp *
 		if ms := a.Navigate.GetTimeoutMs(); ms > 0 {
 			timeout = time.Duration(ms) * time.Millisecond
 		}
-		return t.load(ctx, timeout, "navigate", "browsingContext.navigate", map[string]any{"context": t.id, "url": a.Navigate.GetUrl(), "wait": "complete"})
+		return t.load(ctx, timeout, "navigate", "browsingContext.navigate", map[string]any{"context": t.id, "url": a.Navigate.GetUrl()})
 	case *agentv1.ActRequest_Reload:
 		if a.Reload.GetHard() {
 			// BiDi's browsingContext.reload has ignoreCache, which Firefox refuses ("not supported yet"); a normal
 			// reload in its place would silently keep the cache.
 			return unsupported("reload with hard (bypassing the cache)")
 		}
-		return t.load(ctx, defaultNavigateTimeout, "reload", "browsingContext.reload", map[string]any{"context": t.id, "wait": "complete"})
+		return t.load(ctx, defaultNavigateTimeout, "reload", "browsingContext.reload", map[string]any{"context": t.id})
 	case *agentv1.ActRequest_StopLoading:
 		// BiDi has no stop command; window.stop() is what the stop button does.
 		return t.call(ctx, nil, `function() { window.stop(); }`, "stop_loading", nil)
@@ -149,34 +148,6 @@ func (b *Backend) newTab(ctx context.Context, a *agentv1.NewTab, resp *agentv1.A
 	resp.Target.TabId = res.Context
 	resp.Tab = &agentv1.Tab{BrowserId: f.id(), TabId: res.Context, Url: u, Active: true}
 	return nil
-}
-
-// load sends a command that loads a document and waits for it (wait "complete"); timeout bounds it, and a tab
-// closed meanwhile ends it with TARGET_GONE.
-func (t *tab) load(ctx context.Context, timeout time.Duration, what, method string, params map[string]any) error {
-	wctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- t.f.conn.call(wctx, method, params, nil) }()
-	select {
-	case err := <-done:
-		// Whatever the outcome, the tab may show another document: its snapshots are stale.
-		t.refs.Navigated()
-		if err == nil {
-			return nil
-		}
-		if wctx.Err() != nil && ctx.Err() == nil {
-			return fmt.Errorf("%s: not loaded within %v: %w", what, timeout, errdefs.ErrTimeout)
-		}
-		var be *bidiError
-		if errors.As(err, &be) && be.code == "unknown error" {
-			return errgrpc.WithMetadata(fmt.Errorf("%s: the page did not load: %w", what, errdefs.ErrUnavailable),
-				map[string]string{errgrpc.Untrusted("detail"): errgrpc.UntrustedValue(be.message)})
-		}
-		return t.closedErr(err, what)
-	case <-t.closed:
-		return t.goneErr(what)
-	}
 }
 
 // history goes one entry back or forward and waits until the tab shows it: another document (a new one, or one

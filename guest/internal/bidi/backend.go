@@ -366,15 +366,22 @@ func (b *Backend) connect(ctx context.Context, port int) (*instance, error) {
 		return nil, err
 	}
 	f.conn, f.version = cn, "Firefox/"+cn.version
-	err = cn.call(ctx, "session.subscribe", subscribeParams{Events: []string{
-		"browsingContext.contextDestroyed", "browsingContext.navigationStarted", "browsingContext.domContentLoaded",
-		"browsingContext.load", "log.entryAdded",
-	}}, nil)
+	err = cn.call(ctx, "session.subscribe", subscribeParams{Events: subscribedEvents}, nil)
 	if err != nil {
 		cn.close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// subscribedEvents are the events our session subscribes to, for every browsing context: the tabs' lifecycle,
+// navigations and console (tab.event), and their documents' requests (navigate.go). (Firefox ESR 153 refuses
+// browsingContext.navigationAborted: an aborted document request's network.fetchError stands for it.)
+var subscribedEvents = []string{
+	"browsingContext.contextDestroyed", "browsingContext.navigationStarted", "browsingContext.navigationCommitted",
+	"browsingContext.domContentLoaded", "browsingContext.load", "browsingContext.fragmentNavigated",
+	"browsingContext.navigationFailed", "log.entryAdded",
+	"network.responseCompleted", "network.fetchError",
 }
 
 type subscribeParams struct {

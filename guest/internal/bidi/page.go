@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"glovebox.dev/guest/internal/browser"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
@@ -263,15 +264,37 @@ func (t *tab) callRealm(ctx context.Context, inSandbox bool, loc *located, fn, w
 // errUnheld is the wrapper's answer when the page holds no snapshot of the ref's key (a new document).
 var errUnheld = fmt.Errorf("the page holds no such snapshot: %w", errdefs.ErrStaleRef)
 
-// closedErr turns an error on a tab whose context is destroyed into TARGET_GONE.
+// crashSettle bounds how long an error on a tab waits for Firefox to tell that the tab's content process ended: a
+// call sent as the process died can fail (unsupported operation) just before the crashed-tab page commits.
+const crashSettle = time.Second
+
+// closedErr turns an error on a tab whose context is destroyed, or whose content process is gone, into
+// TARGET_GONE with its cause (closed, crashed).
 func (t *tab) closedErr(err error, what string) error {
 	if err == nil {
 		return nil
 	}
-	select {
-	case <-t.closed:
-		return t.goneErr(what)
-	default:
+	var settle <-chan time.Time
+	var be *bidiError
+	if errors.As(err, &be) && be.code == "unsupported operation" {
+		settle = time.After(crashSettle)
 	}
-	return err
+	for {
+		select {
+		case <-t.closed:
+			return t.goneErr(what)
+		case <-t.down():
+			return t.crashedErr(what)
+		default:
+		}
+		if settle == nil {
+			return err
+		}
+		select {
+		case <-t.closed:
+		case <-t.down():
+		case <-settle:
+			settle = nil
+		}
+	}
 }

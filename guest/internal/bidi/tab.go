@@ -3,11 +3,13 @@ package bidi
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"glovebox.dev/guest/internal/browser"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // Tab limits.
@@ -28,12 +30,19 @@ type tab struct {
 	mu   sync.Mutex
 	gone bool
 	// closed is closed when the tab's context is destroyed: an action waiting on the tab stops waiting.
-	closed  chan struct{}
-	console []*agentv1.ConsoleMessage
+	closed chan struct{}
+	// crashed is closed while the tab's content process is gone (Firefox shows its crashed-tab page in the
+	// context, see event); a new one replaces it when the tab commits another document.
+	crashed chan struct{}
+	// lastCommit is the navigation id of the document the tab committed last.
+	lastCommit string
+	console    []*agentv1.ConsoleMessage
+	// watchers get the tab's browsing context and document network events (navigate.go).
+	watchers []chan tabEvent
 }
 
 func newTab(f *instance, id string) *tab {
-	return &tab{f: f, id: id, closed: make(chan struct{})}
+	return &tab{f: f, id: id, closed: make(chan struct{}), crashed: make(chan struct{})}
 }
 
 func (t *tab) alive() bool {
@@ -49,11 +58,60 @@ func (t *tab) name() string { return t.f.id() + "/" + t.id }
 
 // goneErr is the error of an action that was waiting on the tab when it closed.
 func (t *tab) goneErr(what string) error {
-	return fmt.Errorf("%s: tab %s of %s closed: %w", what, t.id, t.f.id(), errdefs.ErrTargetGone)
+	return errgrpc.WithCause(fmt.Errorf("%s: tab %s of %s closed: %w", what, t.id, t.f.id(), errdefs.ErrTargetGone), errgrpc.CauseClosed)
+}
+
+// crashedErr is the error of an action on the tab while its content process is gone.
+func (t *tab) crashedErr(what string) error {
+	return errgrpc.WithCause(fmt.Errorf("%s: tab %s of %s crashed (its content process ended; navigate or reload brings it back): %w",
+		what, t.id, t.f.id(), errdefs.ErrTargetGone), errgrpc.CauseCrashed)
+}
+
+// crashPage is the start of the URL of the page Firefox shows in a tab whose content process ended.
+const crashPage = "about:tabcrashed"
+
+// down answers a channel closed while the tab's content process is gone.
+func (t *tab) down() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.crashed
+}
+
+// committed notes the document the tab committed under navigation id nav: Firefox's crashed-tab page when the
+// content process ended, any other one when it is back. The crash shows first as an empty document committed under
+// the navigation id of the document it replaces, with no navigation started (every navigation has an id of its
+// own): that is taken for the crash already, so an action does not land in the empty document meanwhile.
+func (t *tab) committed(url, nav string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	crashed := strings.HasPrefix(url, crashPage) || url == "about:blank" && nav != "" && nav == t.lastCommit
+	t.lastCommit = nav
+	select {
+	case <-t.crashed:
+		if !crashed {
+			t.crashed = make(chan struct{})
+		}
+	default:
+		if crashed {
+			close(t.crashed)
+		}
+	}
 }
 
 // event handles one of the tab's events on the connection's reader goroutine: it must not call the browser.
 func (t *tab) event(method string, params json.RawMessage) {
+	if strings.HasPrefix(method, "browsingContext.") {
+		t.deliver(method, params)
+	} else if strings.HasPrefix(method, "network.") {
+		// Only a document's requests carry a navigation id: a load waits on those, never on a subresource's.
+		var ev struct {
+			Navigation *string `json:"navigation"`
+		}
+		if json.Unmarshal(params, &ev) == nil && ev.Navigation != nil {
+			t.deliver(method, params)
+		}
+		return
+	}
 	switch method {
 	case "browsingContext.contextDestroyed":
 		t.mu.Lock()
@@ -84,6 +142,19 @@ func (t *tab) event(method string, params json.RawMessage) {
 		}
 		t.log(level, ev.Text, ev.Timestamp)
 		return
+	case "browsingContext.navigationCommitted":
+		var ev struct {
+			URL        string  `json:"url"`
+			Navigation *string `json:"navigation"`
+		}
+		if json.Unmarshal(params, &ev) == nil {
+			nav := ""
+			if ev.Navigation != nil {
+				nav = *ev.Navigation
+			}
+			t.committed(ev.URL, nav)
+		}
+		t.refs.Navigated()
 	case "browsingContext.navigationStarted", "browsingContext.domContentLoaded", "browsingContext.load":
 		// A new document (also one the page's own script or a link loads): every snapshot of the tab is stale.
 		t.refs.Navigated()

@@ -15,6 +15,7 @@ import (
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/actions"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // Navigation limits.
@@ -29,7 +30,7 @@ const (
 
 // Act performs a validated page action on the tab it names, never another, and fills resp's frozen target
 // (browser_id, tab_id, element ref) and results. A failed action releases the keys its owner holds on the tab.
-func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.ActResponse) error {
+func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.ActResponse) (err error) {
 	ft := resp.Target
 	if ft == nil {
 		ft = &agentv1.FrozenTarget{Source: agentv1.TargetSource_TARGET_SOURCE_EXPLICIT}
@@ -49,6 +50,7 @@ func (b *Backend) Act(ctx context.Context, r *agentv1.ActRequest, resp *agentv1.
 	if err != nil {
 		return err
 	}
+	defer t.because(&err)
 	if actions.Observes(r) {
 		// wait_for runs outside the mutation queue, beside other actions on the tab: it presses nothing and
 		// must not touch the per-tab action state (object groups) that the queue serializes.
@@ -79,9 +81,9 @@ func (b *Backend) act(ctx context.Context, t *tab, r *agentv1.ActRequest, resp *
 		}
 		return t.navigate(ctx, a.Navigate.GetUrl(), timeout)
 	case *agentv1.ActRequest_Reload:
-		return t.waitLoad(ctx, defaultNavigateTimeout, "reload", func(ctx context.Context) error {
+		return t.waitLoad(ctx, defaultNavigateTimeout, "reload", func(ctx context.Context) (cdp.LoaderID, error) {
 			_, err := cdp.Call(ctx, t.loader(), page.Reload, page.ReloadParams{IgnoreCache: ptr(a.Reload.GetHard())})
-			return err
+			return "", err
 		})
 	case *agentv1.ActRequest_StopLoading:
 		_, err := cdp.Call(ctx, t.s, page.StopLoading, cdp.Empty{})
@@ -153,30 +155,35 @@ func (b *Backend) newTab(ctx context.Context, a *agentv1.NewTab, resp *agentv1.A
 	return nil
 }
 
-// navigate loads url and waits for its load event (a same-document navigation has none and ends at once).
+// navigate loads url and waits for its document's load (a same-document navigation has none and ends at once).
 func (t *tab) navigate(ctx context.Context, url string, timeout time.Duration) error {
-	return t.waitLoad(ctx, timeout, "navigate", func(ctx context.Context) error {
+	return t.waitLoad(ctx, timeout, "navigate", func(ctx context.Context) (cdp.LoaderID, error) {
 		res, err := cdp.Call(ctx, t.loader(), page.Navigate, page.NavigateParams{URL: url})
 		if err != nil {
-			return err
+			return "", err
 		}
 		if res.ErrorText != "" {
-			return fmt.Errorf("navigate: %s: %w", res.ErrorText, errdefs.ErrUnavailable)
+			return "", fmt.Errorf("navigate: %s: %w", res.ErrorText, errdefs.ErrUnavailable)
 		}
 		if res.LoaderID == "" {
-			return errSameDocument
+			return "", errSameDocument
 		}
-		return nil
+		return res.LoaderID, nil
 	})
 }
 
 // errSameDocument ends waitLoad early: the navigation stayed in the document.
 var errSameDocument = fmt.Errorf("same document")
 
-// waitLoad starts something that loads a document and waits for the load event; timeout bounds both (a
-// server that never answers holds Page.navigate's reply).
-func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, start func(context.Context) error) error {
-	events, cancel := t.s.Subscribe("Page.loadEventFired")
+// waitLoad starts something that loads a document in the main frame and waits for that document's load; timeout
+// bounds both (a server that never answers holds Page.navigate's reply). The load is the main frame's
+// Page.lifecycleEvent "load" of the loader start answers (empty: the loader of the first main-frame "init" after
+// start, a reload's new document), followed to the document that replaces it in the main frame after it
+// committed (its script going on to another): a load of the document shown before (its last image finishing while
+// the next document's request is on its way) or of an iframe does not end the wait. Page.loadEventFired, which
+// names no document, did.
+func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, start func(context.Context) (cdp.LoaderID, error)) error {
+	events, cancel := t.s.Subscribe("Page.lifecycleEvent")
 	defer cancel()
 	wctx, cancelWait := context.WithTimeout(ctx, timeout)
 	defer cancelWait()
@@ -186,7 +193,15 @@ func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, 
 		}
 		return fmt.Errorf("%s: no load event within %v: %w", what, timeout, errdefs.ErrTimeout)
 	}
-	if err := start(wctx); err != nil {
+	// A crash during the load ends it; a crashed tab's own load is what brings it back.
+	crash := t.down()
+	select {
+	case <-crash:
+		crash = nil
+	default:
+	}
+	loader, err := start(wctx)
+	if err != nil {
 		if err == errSameDocument {
 			return nil
 		}
@@ -195,13 +210,30 @@ func (t *tab) waitLoad(ctx context.Context, timeout time.Duration, what string, 
 		}
 		return err
 	}
-	select {
-	case <-events:
-		return nil
-	case <-t.closed:
-		return t.goneErr(what)
-	case <-wctx.Done():
-		return late()
+	ours := false // the loader's own init came: a later main-frame init is a document that replaced it
+	for {
+		select {
+		case p := <-events:
+			var ev page.EventLifecycleEvent
+			if jsonv2.Unmarshal(p, &ev, chromedp.DefaultUnmarshalOptions) != nil || ev.FrameID != cdp.FrameID(t.id) {
+				continue
+			}
+			switch {
+			case ev.Name == "init" && (loader == "" || ev.LoaderID == loader):
+				loader, ours = ev.LoaderID, true
+			case ev.Name == "init" && ours:
+				// The document went on to another (its script replaced it): that one's load ends the wait.
+				loader = ev.LoaderID
+			case ev.Name == "load" && loader != "" && ev.LoaderID == loader:
+				return nil
+			}
+		case <-t.closed:
+			return t.goneErr(what)
+		case <-crash:
+			return errgrpc.WithCause(fmt.Errorf("%s: tab %s of %s crashed (navigate or reload brings it back): %w", what, t.id, t.c.id(), errdefs.ErrTargetGone), errgrpc.CauseCrashed)
+		case <-wctx.Done():
+			return late()
+		}
 	}
 }
 

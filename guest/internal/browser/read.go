@@ -22,11 +22,12 @@ import (
 const defaultExtractBytes = 1 << 20
 
 // SnapshotTab snapshots a tab's accessibility tree; its refs replace the tab's earlier ones (unless detached).
-func (b *Backend) SnapshotTab(ctx context.Context, r *agentv1.SnapshotTabRequest) (*agentv1.SnapshotTabResponse, error) {
+func (b *Backend) SnapshotTab(ctx context.Context, r *agentv1.SnapshotTabRequest) (_ *agentv1.SnapshotTabResponse, err error) {
 	t, err := b.resolveTab(ctx, r.GetTab())
 	if err != nil {
 		return nil, err
 	}
+	defer t.because(&err)
 	s, err := t.snap(ctx, r.GetOptions(), !r.GetOptions().GetDetached())
 	if err != nil {
 		return nil, err
@@ -35,11 +36,12 @@ func (b *Backend) SnapshotTab(ctx context.Context, r *agentv1.SnapshotTabRequest
 }
 
 // Extract returns the tab's accessibility tree as text, its DOM, or its buffered console messages.
-func (b *Backend) Extract(ctx context.Context, r *agentv1.ExtractRequest) (*agentv1.ExtractResponse, error) {
+func (b *Backend) Extract(ctx context.Context, r *agentv1.ExtractRequest) (_ *agentv1.ExtractResponse, err error) {
 	t, err := b.resolveTab(ctx, r.GetTab())
 	if err != nil {
 		return nil, err
 	}
+	defer t.because(&err)
 	limit := int(r.GetMaxBytes())
 	if limit == 0 {
 		limit = defaultExtractBytes
@@ -86,11 +88,12 @@ func (b *Backend) Extract(ctx context.Context, r *agentv1.ExtractRequest) (*agen
 }
 
 // CaptureTab captures the viewport or the full page, scaled so the longer edge fits max_edge.
-func (b *Backend) CaptureTab(ctx context.Context, r *agentv1.CaptureTabRequest) (*agentv1.CaptureTabResponse, error) {
+func (b *Backend) CaptureTab(ctx context.Context, r *agentv1.CaptureTabRequest) (_ *agentv1.CaptureTabResponse, err error) {
 	t, err := b.resolveTab(ctx, r.GetTab())
 	if err != nil {
 		return nil, err
 	}
+	defer t.because(&err)
 	m, err := cdp.Call(ctx, t.s, page.GetLayoutMetrics, cdp.Empty{})
 	if err != nil {
 		return nil, err
@@ -136,11 +139,12 @@ func (b *Backend) CaptureTab(ctx context.Context, r *agentv1.CaptureTabRequest) 
 // Observe snapshots a tab for a one-call observation and tells its focused element: the snapshot's element in
 // the "focused" state, with its ref (registered, so it resolves even when it is on a later page); nil when none
 // is (or a filter left it out).
-func (b *Backend) Observe(ctx context.Context, tab *agentv1.TabRef, o *agentv1.SnapshotOptions) (*agentv1.Snapshot, *agentv1.Element, error) {
+func (b *Backend) Observe(ctx context.Context, tab *agentv1.TabRef, o *agentv1.SnapshotOptions) (_ *agentv1.Snapshot, _ *agentv1.Element, err error) {
 	t, err := b.resolveTab(ctx, tab)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer t.because(&err)
 	s, err := t.snap(ctx, o, !o.GetDetached())
 	if err != nil || o.GetDetached() {
 		return s, nil, err

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,11 +10,13 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/errdefs"
+	"glovebox.dev/shared/errgrpc"
 )
 
 // Tab limits.
@@ -62,7 +65,7 @@ type tab struct {
 	console []*agentv1.ConsoleMessage
 }
 
-// attach opens our session on a tab: Page (navigation events), Runtime (console, and the functions snapshots
+// attach opens our session on a tab: Page (navigation and lifecycle events), Runtime (console, and the functions snapshots
 // and actions call) and Inspector (crash events) are enabled on it, and auto-attach of its out-of-process iframes
 // (frames.go), nothing else.
 func attach(ctx context.Context, c *chrome, id target.ID) (*tab, error) {
@@ -76,6 +79,7 @@ func attach(ctx context.Context, c *chrome, id target.ID) (*tab, error) {
 	t.host = newFrameHost(t, t.s)
 	c.conn.handle(res.SessionID, t.event)
 	methods := []command{{method: "Page.enable"}, {method: "Runtime.enable"}, {method: "Inspector.enable"},
+		{method: "Page.setLifecycleEventsEnabled", params: page.SetLifecycleEventsEnabledParams{Enabled: true}},
 		{method: target.CommandSetAutoAttach, params: autoAttach}}
 	errs := make(chan error, len(methods))
 	for _, m := range methods {
@@ -120,7 +124,26 @@ func (t *tab) loader() session {
 
 // goneErr is the error of an action that was waiting on the tab when its session ended.
 func (t *tab) goneErr(what string) error {
-	return fmt.Errorf("%s: tab %s of %s closed: %w", what, t.id, t.c.id(), errdefs.ErrTargetGone)
+	return errgrpc.WithCause(fmt.Errorf("%s: tab %s of %s closed: %w", what, t.id, t.c.id(), errdefs.ErrTargetGone), errgrpc.CauseClosed)
+}
+
+// because gives *err, when it is TARGET_GONE without a cause, the tab's: closed (its session ended) or crashed
+// (its page crashed; navigate or reload brings it back). Deferred by the backend's calls on a tab.
+func (t *tab) because(err *error) {
+	if *err == nil || !errors.Is(*err, errdefs.ErrTargetGone) || errgrpc.Metadata(*err)[errgrpc.MetaCause] != "" {
+		return
+	}
+	select {
+	case <-t.closed:
+		*err = errgrpc.WithCause(*err, errgrpc.CauseClosed)
+		return
+	default:
+	}
+	select {
+	case <-t.down():
+		*err = errgrpc.WithCause(fmt.Errorf("tab %s of %s crashed (navigate or reload brings it back): %w", t.id, t.c.id(), *err), errgrpc.CauseCrashed)
+	default:
+	}
 }
 
 func (t *tab) tabKey() tabKey { return tabKey{t.c.port, t.id} }

@@ -172,13 +172,13 @@ func (r *Router) ReleaseOwner(ctx context.Context, owner string) []string {
 	return released
 }
 
-// observer is an engine that answers the one-call observation's tab part (Chromium's backend).
+// observer is an engine that answers the one-call observation's tab part (both engines' backends do).
 type observer interface {
 	Observe(ctx context.Context, tab *agentv1.TabRef, o *agentv1.SnapshotOptions) (*agentv1.Snapshot, *agentv1.Element, error)
 }
 
 // Observe answers the one-call observation's snapshot and focused element of a tab on its engine; an engine
-// without it (Firefox, for now) says so explicitly.
+// without it would say so explicitly.
 func (r *Router) Observe(ctx context.Context, tab *agentv1.TabRef, o *agentv1.SnapshotOptions) (*agentv1.Snapshot, *agentv1.Element, error) {
 	b, err := r.pick(tab.GetBrowserId())
 	if err != nil {

@@ -9,11 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/chromedp/remote"
 
 	"glovebox.dev/guest/internal/bidi"
 	"glovebox.dev/guest/internal/browser"
 	"glovebox.dev/guest/internal/engines"
+	"glovebox.dev/guest/internal/x11/screen"
+	"glovebox.dev/guest/internal/x11/windows"
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 	"glovebox.dev/shared/testenv/chromium"
 	"glovebox.dev/shared/testenv/desktop"
@@ -27,7 +30,9 @@ type pageEngine struct {
 	id   string
 	br   agentv1.BrowserServiceClient
 	act  agentv1.ActServiceClient
-	srv  *httptest.Server
+	// observe is the one-call observation, over the desktop's screen and windows backends too.
+	observe agentv1.ObserveServiceClient
+	srv     *httptest.Server
 	// eval evaluates an expression in the page's own realm, not through the page actions, and answers its JSON:
 	// Chromium over the test's own DevTools connection to the page; Firefox (one BiDi session per browser) with a
 	// bare script.evaluate on the backend's session.
@@ -41,6 +46,9 @@ type pageEngine struct {
 	port int
 	// yield lets another client drive the browser (benchmarks' peers).
 	yield func()
+	// crash crashes a tab's page for real, outside the agent: Chromium's Page.crash on the test's own DevTools
+	// connection to the page; Firefox's content process of the tab killed (firefox.CrashTab).
+	crash func(t testing.TB, tab string)
 }
 
 // unreachable are ports no test browser listens on, for the engine a pageEngine does not test.
@@ -62,9 +70,19 @@ func newChromiumEngine(t testing.TB) *pageEngine {
 			c.Close()
 		}
 	})
-	e := newPageEngine(t, "chromium", fmt.Sprintf("chrome-%d", port), port, engines.New(c, f))
+	e := newPageEngine(t, d, "chromium", fmt.Sprintf("chrome-%d", port), port, engines.New(c, f))
 	e.yield = func() {}
 	e.eval = ce.eval
+	e.crash = func(t testing.TB, tab string) {
+		ce.eval(t, tab, "0") // the test's own connection to the page
+		ce.mu.Lock()
+		c := ce.pages[tab]
+		ce.mu.Unlock()
+		// Page.crash never answers: the renderer is gone.
+		if err := c.Write(context.Background(), &cdproto.Message{ID: 2, Method: "Page.crash"}); err != nil {
+			t.Fatalf("Page.crash: %v", err)
+		}
+	}
 	e.closeOutside = func(tab string) {
 		if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/json/close/%s", port, tab)); err == nil {
 			resp.Body.Close()
@@ -82,7 +100,7 @@ func newFirefoxEngine(t testing.TB) *pageEngine {
 	c := browser.New(browser.Config{Ports: unreachable, Executable: "/nonexistent", Proc: t.TempDir()})
 	f := bidi.New(bidi.Config{Ports: []int{port}, Display: d.Display, ProfileDir: t.TempDir(), Executable: "/nonexistent", Proc: t.TempDir()})
 	t.Cleanup(func() { c.Close(); f.Close() })
-	e := newPageEngine(t, "firefox", fmt.Sprintf("firefox-%d", port), port, engines.New(c, f))
+	e := newPageEngine(t, d, "firefox", fmt.Sprintf("firefox-%d", port), port, engines.New(c, f))
 	// Firefox takes one BiDi session: ours ends so a peer can open its own; the backend reconnects when next asked.
 	e.yield = func() { f.Close() }
 	// The remote agent listens a few seconds before it takes sessions.
@@ -103,6 +121,9 @@ func newFirefoxEngine(t testing.TB) *pageEngine {
 		}
 		return string(v)
 	}
+	e.crash = func(t testing.TB, tab string) {
+		firefox.CrashTab(t, port, func() { e.eval(t, tab, "(window.__big = new Uint8Array(200 << 20).fill(7), 0)") })
+	}
 	e.closeOutside = func(tab string) {
 		f.Act(context.Background(), &agentv1.ActRequest{Owner: "outside", Action: &agentv1.ActRequest_CloseTab{CloseTab: &agentv1.CloseTab{
 			Tab: &agentv1.TabRef{BrowserId: e.id, TabId: tab}}}}, &agentv1.ActResponse{})
@@ -110,11 +131,22 @@ func newFirefoxEngine(t testing.TB) *pageEngine {
 	return e
 }
 
-func newPageEngine(t testing.TB, name, id string, port int, r *engines.Router) *pageEngine {
+func newPageEngine(t testing.TB, d *desktop.Desktop, name, id string, port int, r *engines.Router) *pageEngine {
 	srv := httptest.NewServer(http.HandlerFunc(servePage))
 	t.Cleanup(srv.Close)
-	conn := dialServices(t, New(Options{Generation: 1}, Backends{Browser: AdaptBrowser(r)}))
-	return &pageEngine{router: r, name: name, id: id, port: port, br: agentv1.NewBrowserServiceClient(conn), act: agentv1.NewActServiceClient(conn), srv: srv}
+	win, err := windows.New(d.Display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { win.Close() })
+	scr, err := screen.New(d.Display, win, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { scr.Close() })
+	conn := dialServices(t, New(Options{Generation: 1}, Backends{Browser: AdaptBrowser(r), Screen: AdaptScreen(scr), Windows: win}))
+	return &pageEngine{router: r, name: name, id: id, port: port, br: agentv1.NewBrowserServiceClient(conn), act: agentv1.NewActServiceClient(conn),
+		observe: agentv1.NewObserveServiceClient(conn), srv: srv}
 }
 
 func (e *pageEngine) url(path string) string { return e.srv.URL + path }

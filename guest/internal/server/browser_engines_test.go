@@ -2,12 +2,14 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
@@ -372,6 +374,163 @@ var engineCases = []struct {
 		_, err = e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(tab)})
 		if got := reason(err); got != "TARGET_GONE" && got != "NOT_FOUND" {
 			t.Errorf("snapshot of the closed tab: %s", got)
+		}
+	}},
+	{"crashed tab is TARGET_GONE with cause crashed; navigate brings it back", func(t *testing.T, e *pageEngine, tab string) {
+		// Another site than the table's tab (localhost, not 127.0.0.1): Firefox gives it content processes of
+		// its own, so only this tab crashes.
+		crashed := e.newTab(t, strings.Replace(e.url("/crashing"), "127.0.0.1", "localhost", 1))
+		e.snapshot(t, crashed)
+		e.crash(t, crashed)
+		click := func(tab string) error {
+			_, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: e.tab(tab), Locator: sel("p")}}})
+			return err
+		}
+		start := time.Now()
+		err := click(crashed)
+		if got, cause := reason(err), errgrpc.Metadata(errgrpc.FromError(err))[errgrpc.MetaCause]; got != "TARGET_GONE" || cause != errgrpc.CauseCrashed {
+			t.Errorf("click on a crashed tab: %s cause %q (%v), want TARGET_GONE cause crashed", got, cause, err)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("click on a crashed tab took %v", took)
+		}
+		_, err = e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(crashed)})
+		if got, cause := reason(err), errgrpc.Metadata(errgrpc.FromError(err))[errgrpc.MetaCause]; got != "TARGET_GONE" || cause != errgrpc.CauseCrashed {
+			t.Errorf("snapshot of a crashed tab: %s cause %q (%v), want TARGET_GONE cause crashed", got, cause, err)
+		}
+		// The table's tab, on another site, still works.
+		if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: e.tab(tab), Locator: sel("#b1")}}}); err != nil {
+			t.Errorf("click on another tab: %v", err)
+		}
+		// A tab in the background handles its input when the browser gets to it: wait for the log, bounded.
+		var got []string
+		for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if got = e.pageLog(t, tab); len(got) > 0 || time.Now().After(deadline) {
+				break
+			}
+		}
+		if len(got) != 1 || got[0] != "click b1" {
+			t.Errorf("the other tab's page log: %v within 3 s, want [click b1]", got)
+		}
+		if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: e.tab(crashed), Url: e.url("/back")}}}); err != nil {
+			t.Fatalf("navigate the crashed tab: %v", err)
+		}
+		if got := e.evalString(t, crashed, "location.pathname"); got != "/back" {
+			t.Errorf("after navigating the crashed tab, the page is at %q", got)
+		}
+		if err := click(crashed); err != nil {
+			t.Errorf("click after navigating the crashed tab: %v", err)
+		}
+	}},
+	{"one-call observe of a tab: budget, cursor pages, focused ref", func(t *testing.T, e *pageEngine, tab string) {
+		if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: e.tab(tab), Url: e.url("/big")}}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.evalString(t, tab, "document.getElementById('in150').focus(), document.activeElement.id"); got != "in150" {
+			t.Fatalf("the page's active element is %q", got)
+		}
+		target := &agentv1.Target{Kind: &agentv1.Target_Tab{Tab: &agentv1.TabTarget{BrowserId: e.id, TabId: tab}}}
+		r, err := e.observe.Observe(context.Background(), &agentv1.ObserveRequest{Target: target, Snapshot: &agentv1.SnapshotOptions{MaxBytes: 4096}})
+		if err != nil {
+			t.Fatalf("observe: %v", err)
+		}
+		snap, f := r.GetSnapshot(), r.GetFocused()
+		if n := proto.Size(snap); n > 4096 || snap.GetNextCursor() == "" || snap.GetTotal() < 600 {
+			t.Errorf("snapshot %d bytes, cursor %q, total %d: want a first page within 4096 bytes of 600+ elements", n, snap.GetNextCursor(), snap.GetTotal())
+		}
+		if img := r.GetImage(); len(img.GetData()) == 0 || img.GetWidth() <= 0 || r.GetCursor() == nil {
+			t.Errorf("image %dx%d (%d bytes), cursor %v: want the screenshot and the pointer", img.GetWidth(), img.GetHeight(), len(img.GetData()), r.GetCursor())
+		}
+		if f.GetName() != "Field 150" || f.GetRef() == "" {
+			t.Fatalf("focused %v, want Field 150 with a ref", f)
+		}
+		// The pages together hold every element once; the focused one is on a later page.
+		seen := map[string]int{}
+		page := snap
+		for i := 0; ; i++ {
+			for _, el := range page.GetElements() {
+				seen[el.GetRef()]++
+				if el.GetRef() == f.GetRef() && i == 0 {
+					t.Errorf("the focused field %s is on the first page; the test wants it past it", f.GetRef())
+				}
+			}
+			if page.GetNextCursor() == "" {
+				break
+			}
+			if i > 500 {
+				t.Fatal("more than 500 pages")
+			}
+			resp, err := e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(tab), Options: &agentv1.SnapshotOptions{Cursor: page.GetNextCursor(), MaxBytes: 4096}})
+			if err != nil {
+				t.Fatalf("page %d: %v", i+1, err)
+			}
+			page = resp.GetSnapshot()
+			if page.GetSnapshotId() != snap.GetSnapshotId() || proto.Size(page) > 4096 {
+				t.Fatalf("page %d: snapshot %s, %d bytes", i+1, page.GetSnapshotId(), proto.Size(page))
+			}
+		}
+		for ref, n := range seen {
+			if n != 1 {
+				t.Errorf("ref %s on %d pages", ref, n)
+			}
+		}
+		if len(seen) != int(snap.GetTotal()) || seen[f.GetRef()] != 1 {
+			t.Errorf("pages hold %d elements (focused %s: %d), total %d", len(seen), f.GetRef(), seen[f.GetRef()], snap.GetTotal())
+		}
+		if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Fill{Fill: &agentv1.Fill{Tab: e.tab(tab), Text: "observed",
+			Locator: byRef(&agentv1.ElementRef{SnapshotId: snap.GetSnapshotId(), Ref: f.GetRef()})}}}); err != nil {
+			t.Fatalf("fill by the focused ref: %v", err)
+		}
+		if got := e.evalString(t, tab, "document.getElementById('in150').value"); got != "observed" {
+			t.Errorf("Field 150 holds %q after the fill", got)
+		}
+		e.snapshot(t, tab)
+		_, err = e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(tab), Options: &agentv1.SnapshotOptions{Cursor: snap.GetNextCursor()}})
+		if got := reason(err); got != "SNAPSHOT_SUPERSEDED" {
+			t.Errorf("the cursor of a superseded snapshot: %s (%v)", got, err)
+		}
+	}},
+	{"snapshot of a subtree by ref", func(t *testing.T, e *pageEngine, tab string) {
+		root := ref(t, e.snapshot(t, tab), "combobox", "Color")
+		resp, err := e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(tab), Options: &agentv1.SnapshotOptions{Subtree: root}})
+		if err != nil {
+			t.Fatalf("subtree snapshot: %v", err)
+		}
+		s := resp.GetSnapshot()
+		var got []string
+		for _, el := range s.GetElements() {
+			got = append(got, fmt.Sprintf("%d %s %s", el.GetDepth(), el.GetRole(), el.GetName()))
+		}
+		if len(got) < 3 || got[0] != "0 combobox Color" || !strings.Contains(strings.Join(got, ";"), " option Green") || strings.Contains(strings.Join(got, ";"), "Press me") {
+			t.Fatalf("subtree of the Color select: %q, want the combobox at depth 0 and its options only", got)
+		}
+		if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_SetValue{SetValue: &agentv1.SetValue{Tab: e.tab(tab),
+			Locator: byRef(&agentv1.ElementRef{SnapshotId: s.GetSnapshotId(), Ref: s.GetElements()[0].GetRef()}), Value: "g"}}}); err != nil {
+			t.Fatalf("set_value by the subtree's root ref: %v", err)
+		}
+		if got := e.evalString(t, tab, "document.getElementById('sel').value"); got != "g" {
+			t.Errorf("the select holds %q", got)
+		}
+		_, err = e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(tab), Options: &agentv1.SnapshotOptions{Subtree: root}})
+		if got := reason(err); got != "SNAPSHOT_SUPERSEDED" {
+			t.Errorf("subtree by a ref of a superseded snapshot: %s (%v)", got, err)
+		}
+	}},
+	{"a detached snapshot supersedes nothing", func(t *testing.T, e *pageEngine, tab string) {
+		s := e.snapshot(t, tab)
+		resp, err := e.br.SnapshotTab(context.Background(), &agentv1.SnapshotTabRequest{Tab: e.tab(tab), Options: &agentv1.SnapshotOptions{Detached: true, MaxBytes: 2048}})
+		if err != nil {
+			t.Fatalf("detached snapshot: %v", err)
+		}
+		if d := resp.GetSnapshot(); d.GetSnapshotId() != "" || d.GetNextCursor() != "" || proto.Size(d) > 2048 || !strings.Contains(d.GetText(), "Press me") {
+			t.Errorf("detached snapshot: id %q, cursor %q, %d bytes, text %q", d.GetSnapshotId(), d.GetNextCursor(), proto.Size(d), d.GetText())
+		}
+		e.clearLog(t, tab)
+		if _, err := e.do(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: e.tab(tab), Locator: byRef(ref(t, s, "button", "Press me"))}}}); err != nil {
+			t.Fatalf("click by the ref of the snapshot before the detached one: %v", err)
+		}
+		if got := e.pageLog(t, tab); !cmp.Equal(got, []string{"click b1"}) {
+			t.Errorf("page log %v, want [click b1]", got)
 		}
 	}},
 	{"release_all releases page keys", func(t *testing.T, e *pageEngine, tab string) {
