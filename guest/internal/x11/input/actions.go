@@ -36,6 +36,7 @@ func (d *Device) run(ctx context.Context, what string, fn func(ctx context.Conte
 			return err
 		}
 	}
+	d.released = 0
 	a := d.newAct()
 	if err := fn(ctx, a); err != nil {
 		a.abort()
@@ -48,6 +49,9 @@ func (d *Device) run(ctx context.Context, what string, fn func(ctx context.Conte
 	if err := d.sync(); err != nil {
 		a.abort()
 		return err
+	}
+	if d.released != 0 {
+		d.awaitThaw(ctx)
 	}
 	if keep != "" {
 		a.keep(keep)
@@ -229,8 +233,15 @@ func (d *Device) ReleaseAll(ctx context.Context, owner string) ([]*agentv1.HeldI
 		return nil, err
 	}
 	defer done()
+	d.released = 0
 	out := d.releaseOwner(owner)
-	return out, d.sync()
+	if err := d.sync(); err != nil {
+		return out, err
+	}
+	if d.released != 0 {
+		d.awaitThaw(ctx)
+	}
+	return out, nil
 }
 
 // Held returns what owner holds, in press order.

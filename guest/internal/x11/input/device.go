@@ -53,6 +53,9 @@ type Device struct {
 	holds   holds
 	restore *time.Timer
 	bursts  uint64
+	// released holds the state bits of the buttons the action in progress released on the X server (and
+	// did not press again): it waits until the server has them up before it returns (awaitThaw).
+	released uint16
 }
 
 // Open connects to the X display (empty: $DISPLAY) and initialises XTEST.

@@ -59,6 +59,7 @@ func (a *act) press(h hold) {
 	if d.holds.down[h.press] == 0 {
 		if h.button {
 			d.fake(xproto.ButtonPress, h.code, 0, 0)
+			d.released &^= buttonMask(h.code)
 		} else {
 			d.fake(xproto.KeyPress, h.code, 0, 0)
 		}
@@ -90,6 +91,7 @@ func (d *Device) unpress(p press) {
 		delete(d.holds.down, p)
 		if p.button {
 			d.fake(xproto.ButtonRelease, p.code, 0, 0)
+			d.released |= buttonMask(p.code)
 		} else {
 			d.fake(xproto.KeyRelease, p.code, 0, 0)
 		}
