@@ -10,7 +10,7 @@ import (
 // thawTimeout bounds how long an action that released a button waits for the X server to process that
 // release (see awaitThaw). A window manager replays a frozen click within milliseconds, even on a loaded
 // machine well within this; a client that keeps the pointer frozen longer only delays the action this much.
-const thawTimeout = time.Second
+const thawTimeout = 2 * time.Second
 
 // thawPoll is the pause between two pointer queries while the pointer is frozen.
 const thawPoll = 2 * time.Millisecond
