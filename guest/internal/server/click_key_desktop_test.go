@@ -255,3 +255,15 @@ func (e *actDesktop) waitWindowManager(t testing.TB) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// BenchmarkClickClientWindow clicks a GTK window's button through gRPC on a desktop with openbox, whose
+// synchronous click-to-focus grab freezes the pointer at each press until openbox has handled it: the click
+// returns once the server has processed its release, that is once the app can have received it. (A click on
+// the bare root window, BenchmarkClick, is not grabbed.)
+func BenchmarkClickClientWindow(b *testing.B) {
+	e := startActDesktop(b)
+	p := e.startClickKeyProbe(b)
+	at := &agentv1.Point{X: p.entry.X, Y: p.entry.Y + 50} // on the button below the entry
+	req := &agentv1.ActRequest{Owner: "bench", WatchMs: -1, Action: &agentv1.ActRequest_Click{Click: &agentv1.Click{At: at}}}
+	timeOp(b, func() { e.benchAct(b, req) })
+}

@@ -56,6 +56,8 @@ type Device struct {
 	// released holds the state bits of the buttons the action in progress released on the X server (and
 	// did not press again): it waits until the server has them up before it returns (awaitThaw).
 	released uint16
+	// lastMask is the pointer state (buttons and modifiers down) seen by the last round trip.
+	lastMask uint16
 }
 
 // Open connects to the X display (empty: $DISPLAY) and initialises XTEST.
@@ -158,12 +160,13 @@ func (d *Device) sync() error {
 	if d.raw == nil {
 		return d.syncX()
 	}
-	x, y, err := d.raw.Sync(uint32(d.root))
+	x, y, mask, err := d.raw.Sync(uint32(d.root))
 	if err != nil {
 		return fmt.Errorf("x round trip: %w: %w", errdefs.ErrUnavailable, err)
 	}
 	d.lastX.Store(int32(x))
 	d.lastY.Store(int32(y))
+	d.lastMask = mask
 	return nil
 }
 
@@ -176,6 +179,7 @@ func (d *Device) syncX() error {
 	}
 	d.lastX.Store(int32(r.RootX))
 	d.lastY.Store(int32(r.RootY))
+	d.lastMask = r.Mask
 	return nil
 }
 

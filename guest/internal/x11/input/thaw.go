@@ -12,34 +12,41 @@ import (
 // machine well within this; a client that keeps the pointer frozen longer only delays the action this much.
 const thawTimeout = 2 * time.Second
 
-// thawPoll is the pause between two pointer queries while the pointer is frozen.
-const thawPoll = 2 * time.Millisecond
+// thawPollMin and thawPollMax bound the pause between two pointer queries while the pointer is frozen: it
+// starts short (openbox replays a press within about a millisecond when idle) and doubles.
+const (
+	thawPollMin = 250 * time.Microsecond
+	thawPollMax = 4 * time.Millisecond
+)
 
 // awaitThaw waits, bounded by thawTimeout, until the X server has processed the button releases the action
 // sent (d.released): until none of those buttons is down in the pointer's state. A window manager with a
 // synchronous passive grab on a client window (openbox grabs button 1 so for click-to-focus, and replays the
 // press once it has handled it) freezes the pointer at the press: the release waits in the server's queue
 // while the keyboard is not frozen, so keys sent after the click would reach the previously focused window
-// or widget before the click does. Called with the device locked after the action's closing round trip.
+// or widget before the click does. Called with the device locked after the action's closing round trip,
+// whose pointer state it checks first.
 func (d *Device) awaitThaw(ctx context.Context) {
+	if d.lastMask&d.released == 0 {
+		return // the closing round trip saw the buttons up: nothing froze them
+	}
 	deadline := time.Now().Add(thawTimeout)
-	for polls := 0; ; polls++ {
-		r, err := xproto.QueryPointer(d.conn, d.root).Reply()
-		if err != nil {
+	pause := thawPollMin
+	for polls := 1; ; polls++ {
+		if time.Now().After(deadline) {
+			d.log.Warn("pointer still frozen after a button release", "timeout", thawTimeout, "mask", d.lastMask)
+			return
+		}
+		if sleep(ctx, pause, "wait for the pointer") != nil {
+			return
+		}
+		pause = min(2*pause, thawPollMax)
+		if err := d.syncX(); err != nil {
 			d.log.Warn("query pointer after a button release", "err", err)
 			return
 		}
-		if r.Mask&d.released == 0 {
-			if polls > 0 {
-				d.log.Debug("pointer was frozen after a button release", "polls", polls)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			d.log.Warn("pointer still frozen after a button release", "timeout", thawTimeout, "mask", r.Mask)
-			return
-		}
-		if sleep(ctx, thawPoll, "wait for the pointer") != nil {
+		if d.lastMask&d.released == 0 {
+			d.log.Debug("pointer was frozen after a button release", "polls", polls)
 			return
 		}
 	}

@@ -184,9 +184,10 @@ func (r *Raw) FakeInput(major, typ, detail byte, root uint32, x, y int16) {
 }
 
 // Sync writes the burst followed by a QueryPointer on root and waits for its reply, so the server has
-// processed every request of the burst; it returns the pointer position. An X error caused by a request of
+// processed every request of the burst; it returns the pointer position and state (buttons and modifiers
+// down). An X error caused by a request of
 // the burst is returned (after the reply, so the connection stays usable).
-func (r *Raw) Sync(root uint32) (x, y int16, err error) {
+func (r *Raw) Sync(root uint32) (x, y int16, mask uint16, err error) {
 	var q [8]byte
 	q[0] = opQueryPointer
 	binary.LittleEndian.PutUint16(q[2:], 2)
@@ -198,14 +199,14 @@ func (r *Raw) Sync(root uint32) (x, y int16, err error) {
 	_, err = r.conn.Write(r.buf)
 	r.buf = r.buf[:0]
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	r.sent = want
 	var xerr error
 	var p [32]byte
 	for {
 		if _, err := io.ReadFull(r.rd, p[:]); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		seq := binary.LittleEndian.Uint16(p[2:])
 		switch p[0] {
@@ -217,15 +218,16 @@ func (r *Raw) Sync(root uint32) (x, y int16, err error) {
 		case 1: // reply
 			if extra := 4 * int(binary.LittleEndian.Uint32(p[4:])); extra > 0 {
 				if _, err := r.rd.Discard(extra); err != nil {
-					return 0, 0, err
+					return 0, 0, 0, err
 				}
 			}
 			if seq == want {
-				return int16(binary.LittleEndian.Uint16(p[16:])), int16(binary.LittleEndian.Uint16(p[18:])), xerr
+				return int16(binary.LittleEndian.Uint16(p[16:])), int16(binary.LittleEndian.Uint16(p[18:])),
+					binary.LittleEndian.Uint16(p[24:]), xerr
 			}
 		case 35: // GenericEvent: longer than 32 bytes
 			if _, err := r.rd.Discard(4 * int(binary.LittleEndian.Uint32(p[4:]))); err != nil {
-				return 0, 0, err
+				return 0, 0, 0, err
 			}
 		}
 	}

@@ -52,7 +52,7 @@ func TestRawBurst(t *testing.T) {
 	if keyDown(keycode) {
 		t.Fatal("the key is down before Sync sent the burst")
 	}
-	x, y, err := raw.Sync(root)
+	x, y, _, err := raw.Sync(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +69,11 @@ func TestRawBurst(t *testing.T) {
 
 	raw.FakeInput(major, 99, 0, root, 0, 0) // not an event type: refused
 	want := fmt.Sprintf("for request %d.2 ", major)
-	if _, _, err := raw.Sync(root); err == nil || !strings.Contains(err.Error(), want) {
+	if _, _, _, err := raw.Sync(root); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Sync after a bad request = %v, want an x error %s", err, want)
 	}
 	raw.FakeInput(major, xproto.KeyRelease, keycode, root, 0, 0)
-	if _, _, err := raw.Sync(root); err != nil {
+	if _, _, _, err := raw.Sync(root); err != nil {
 		t.Fatalf("Sync after the error: %v", err)
 	}
 	if keyDown(keycode) {
