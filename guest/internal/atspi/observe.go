@@ -136,7 +136,10 @@ func (b *Backend) focused(ctx context.Context, id string, fieldBytes int) *agent
 	// Read on in document order up to the focused element (a bounded number of nodes), so it gets the ref a
 	// later page would give it.
 	for grown := 0; ; {
-		if i, ok := w.index[found[0]]; ok && pg.refs[i] != "" {
+		if i, ok := w.index[found[0]]; ok {
+			if pg.refs[i] == "" {
+				break // read, and left out (not showing): given alone
+			}
 			k := slices.Index(pg.kept, i)
 			register(pg.refs[i], w.nodes[i])
 			return snapview.CutElement(pg.element(k, true), fieldBytes)

@@ -21,21 +21,28 @@ type pager struct {
 	depths  []int32  // by kept position
 	reasons []string // why the snapshot is incomplete
 	scanned int      // a lazy walk's nodes looked at so far (more)
+	maxKept int      // a lazy walk keeps at most this many nodes (max_nodes), 0 for no bound
+	cut     string   // why a lazy walk kept no more (maxKept), once it found out
 }
 
 // lazyChunk is the fewest nodes a lazy walk reads at a time: a page of a few KiB holds some dozens.
 const lazyChunk = 48
 
-// more keeps the nodes a lazy walk read since the last call: every node under the root, in document order,
-// named by its place in it (so a ref is known before the nodes in front of it are read; see focused).
+// more keeps the nodes a lazy walk read since the last call: every node under the root (visible_only: but
+// those not showing, with their subtrees), in document order, named by its place in it (so a ref is known
+// before the nodes in front of it are read; see focused), up to maxKept.
 func (pg *pager) more() {
 	w := pg.w
 	pg.refs = append(pg.refs, make([]string, len(w.nodes)-len(pg.refs))...)
-	for ; pg.scanned < len(w.nodes); pg.scanned++ {
+	for ; pg.scanned < len(w.nodes) && pg.cut == ""; pg.scanned++ {
 		i := pg.scanned
 		n := w.nodes[i]
-		if n.gone || i > 0 && pg.refs[n.parent] == "" {
+		if n.gone || n.hidden || i > 0 && pg.refs[n.parent] == "" {
 			continue
+		}
+		if pg.maxKept > 0 && len(pg.kept) >= pg.maxKept {
+			pg.cut = fmt.Sprintf("max_nodes %d reached", pg.maxKept)
+			break
 		}
 		pg.refs[i] = "e" + strconv.Itoa(n.pos+1)
 		pg.kept = append(pg.kept, i)
@@ -47,9 +54,10 @@ func (pg *pager) more() {
 	}
 }
 
-// unread is how many nodes a lazy walk has listed but not read yet, plus one while Collection may list more.
+// unread is how many nodes a lazy walk has listed but not read yet, plus one while Collection may list more
+// (0 once it kept max_nodes).
 func (pg *pager) unread() int {
-	if !pg.w.lazy {
+	if !pg.w.lazy || pg.cut != "" {
 		return 0
 	}
 	n := len(pg.w.refs) - pg.w.added
@@ -59,9 +67,10 @@ func (pg *pager) unread() int {
 	return n
 }
 
-// total is the number of elements of the whole snapshot, 0 while a lazy walk may still list more.
+// total is the number of elements of the whole snapshot, 0 while a lazy walk may still list more (or, with
+// visible_only, while it has nodes left to read: any of them may be left out).
 func (pg *pager) total() int {
-	if pg.w.lazy && !pg.w.refsDone {
+	if pg.w.lazy && (!pg.w.refsDone || pg.w.visible && pg.unread() > 0) {
 		return 0
 	}
 	return len(pg.kept) + pg.unread()
@@ -71,6 +80,7 @@ func (pg *pager) total() int {
 func keep(w *walker, o *agentv1.SnapshotOptions, maxNodes int) *pager {
 	pg := &pager{w: w, refs: make([]string, len(w.nodes))}
 	if w.lazy {
+		pg.maxKept = maxNodes
 		pg.more()
 		return pg
 	}
@@ -100,7 +110,7 @@ func keep(w *walker, o *agentv1.SnapshotOptions, maxNodes int) *pager {
 	var visit func(i int, depth int32, parentRef string)
 	visit = func(i int, depth int32, parentRef string) {
 		n := w.nodes[i]
-		if n.gone || cut != "" {
+		if n.gone || n.hidden || cut != "" {
 			return
 		}
 		if wanted[i] && (find == nil || find.Match(roleName(n.role), n.name, stateList(n.states[:]))) {
@@ -197,6 +207,9 @@ func (b *Backend) page(ctx context.Context, snap *snapshot, out *agentv1.Snapsho
 	w.p.wait()
 
 	reasons := pg.reasons
+	if pg.cut != "" {
+		reasons = append(reasons[:len(reasons):len(reasons)], pg.cut)
+	}
 	w.mu.Lock()
 	if late := w.timeouts - timeouts; late > 0 {
 		reasons = append(reasons[:len(reasons):len(reasons)], fmt.Sprintf("%d calls for this page's elements timed out: the application stopped answering", late))

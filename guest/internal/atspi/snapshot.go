@@ -142,7 +142,7 @@ func (b *Backend) snapshot(ctx context.Context, a appRef, windowID string, root 
 	b.connectPeer(ctx, a.bus)
 	w := &walker{b: b, p: b.newPipe(ctx), limit: limit, maxDepth: int(o.GetMaxDepth()), visible: o.GetVisibleOnly(),
 		actionsFirst: o.GetInteractiveOnly(),
-		lazy:         !o.GetInteractiveOnly() && !o.GetVisibleOnly() && o.GetFind() == nil && snapview.ViewOf(o, 0).Budget <= maxLazyBudget}
+		lazy:         !o.GetInteractiveOnly() && o.GetFind() == nil && snapview.ViewOf(o, 0).Budget <= maxLazyBudget}
 	var cacheErr error
 	w.cache, cacheErr = b.cacheItems(ctx, a.bus)
 	if cacheErr == nil {

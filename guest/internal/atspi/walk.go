@@ -70,6 +70,7 @@ type node struct {
 	childCount int32
 	children   []int
 	gone       bool
+	hidden     bool   // left out by visible_only (not showing), with its subtree; still linked in a flat walk
 	cached     bool   // the facts came from the app's cache
 	parentRef  objRef // in a flat walk: the parent, linked once every node is known
 	pos        int    // in a flat walk: the place in document order (0 the root), which names a lazy walk's ref
@@ -96,7 +97,8 @@ type walker struct {
 	// actionsFirst reads actions with the facts (interactive_only decides by them which nodes to keep).
 	actionsFirst bool
 	// lazy reads the facts of a flat walk's nodes only as far as the pages need them (grow): a snapshot whose
-	// filters need every node's facts (interactive_only, visible_only, find) is not lazy.
+	// filters need every node's facts (interactive_only, find) is not lazy; visible_only decides node by node
+	// in document order, so it can be.
 	lazy     bool
 	refs     []objRef          // a flat walk's nodes in document order, as Collection listed them
 	refsDone bool              // a lazy walk's refs are all listed
@@ -416,9 +418,14 @@ func (w *walker) cutf(format string, args ...any) {
 // known goes on from a node whose facts are known (w.mu held): the visibility filter, the actions when they
 // decide what is kept, and its children. Its details wait for the page that keeps it (details).
 func (w *walker) known(i int, n *node) {
-	if w.visible && n.parent >= 0 && !hasState(n.states, stateShowing) {
-		n.gone = true // left out, with its subtree
-		return
+	if w.visible && n.parent != -1 && !hasState(n.states, stateShowing) {
+		if !w.flat {
+			n.gone = true // left out, with its subtree: its children are never read
+			return
+		}
+		// A flat walk's node stays in the tree, so the nodes under it link to it; keep and more leave it out
+		// with its subtree.
+		n.hidden = true
 	}
 	if w.actionsFirst && n.ifaces&hasAction != 0 {
 		w.readActions(n)

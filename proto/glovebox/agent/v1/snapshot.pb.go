@@ -86,7 +86,8 @@ type SnapshotOptions struct {
 	MaxDepth int32 `protobuf:"varint,2,opt,name=max_depth,json=maxDepth,proto3" json:"max_depth,omitempty"`
 	// Only elements a user can act on (buttons, links, entries, ...) and the ancestors needed to place them.
 	InteractiveOnly bool `protobuf:"varint,3,opt,name=interactive_only,json=interactiveOnly,proto3" json:"interactive_only,omitempty"`
-	// Only elements showing on screen.
+	// Only elements showing on screen (STATE_SHOWING for accessibility snapshots): one that is not is left out
+	// with its subtree.
 	VisibleOnly bool `protobuf:"varint,4,opt,name=visible_only,json=visibleOnly,proto3" json:"visible_only,omitempty"`
 	// Leave out the compact text rendering (Snapshot.text). Not with text_only.
 	OmitText bool `protobuf:"varint,5,opt,name=omit_text,json=omitText,proto3" json:"omit_text,omitempty"`

@@ -39,7 +39,8 @@ export declare type SnapshotOptions = Message<"glovebox.agent.v1.SnapshotOptions
   interactiveOnly: boolean;
 
   /**
-   * Only elements showing on screen.
+   * Only elements showing on screen (STATE_SHOWING for accessibility snapshots): one that is not is left out
+   * with its subtree.
    *
    * @generated from field: bool visible_only = 4;
    */
