@@ -26,7 +26,7 @@ var refPrefix = regexp.MustCompile(`^(\s*)\[(\w+)\] `)
 // TestGoClientAppStatePages pages gtk3-widget-factory's window through get_app_state at the smallest budget: every
 // page's text is within the budget, the pages follow each other (offset + elements), together they are the
 // window's tree as the agent answers it whole over gRPC (refs aside: a separate snapshot numbers its own), a ref
-// of a later page acts (a spin button set by it, read back from the agent), only the first page carries the screenshot, and a continuation taken before a hand-over
+// of a later page acts (a spin button or slider set by it, read back from the agent), only the first page carries the screenshot, and a continuation taken before a hand-over
 // is refused afterwards with GENERATION_CHANGED.
 func TestGoClientAppStatePages(t *testing.T) {
 	testenv.NeedCommands(t, "gtk3-widget-factory")
@@ -117,22 +117,23 @@ func TestGoClientAppStatePages(t *testing.T) {
 	if len(pages) < 3 {
 		t.Fatalf("%d pages at %d bytes, want the window over several", len(pages), budget)
 	}
-	// A ref of a later page acts: the first spin button after the first page is set to 37 through MCP, and the
-	// agent's own whole snapshot (straight over gRPC) shows it at that place.
+	// A ref of a later page acts: the first spin button or slider after the first page is set to 37 through MCP,
+	// and the agent's own whole snapshot (straight over gRPC) shows it at that place.
 	all := strings.Split(strings.Join(pages, ""), "\n")
-	spin := -1
+	spin, role := -1, ""
+	ranged := regexp.MustCompile(`\] (spin button|slider) value=`)
 	for i := strings.Count(pages[0], "\n"); i < len(all) && spin < 0; i++ {
-		if strings.Contains(all[i], "] spin button value=") && !strings.Contains(all[i], "disabled") {
-			spin = i
+		if m := ranged.FindStringSubmatch(all[i]); m != nil && !strings.Contains(all[i], "disabled") {
+			spin, role = i, m[1]
 		}
 	}
 	if spin < 0 {
-		t.Fatal("no enabled spin button after the first page")
+		t.Fatal("no enabled spin button or slider after the first page")
 	}
 	c.call("set_value", map[string]any{"ref": refPrefix.FindStringSubmatch(all[spin])[2], "number": 37}, true)
 
-	// Together the pages are the window's tree as the agent answers it whole, refs and values aside (the spin
-	// button's adjustment drives other widgets' values).
+	// Together the pages are the window's tree as the agent answers it whole, refs and values aside (the
+	// adjustment set drives other widgets' values).
 	values := regexp.MustCompile(` value="[^"]*"`)
 	strip := func(s string) []string {
 		lines := strings.Split(s, "\n")
@@ -142,7 +143,7 @@ func TestGoClientAppStatePages(t *testing.T) {
 		return lines
 	}
 	after := whole(str(f["app_id"]), str(f["window_id"]))
-	if l := strings.Split(after, "\n"); spin >= len(l) || !strings.Contains(l[spin], `spin button value="37"`) {
+	if l := strings.Split(after, "\n"); spin >= len(l) || !strings.Contains(l[spin], role+` value="37"`) {
 		t.Errorf("after set_value 37 by the ref of page line %d (%q), the agent's whole snapshot there shows %q", spin, all[spin], l[min(spin, len(l)-1)])
 	}
 	paged, direct := strip(strings.Join(pages, "")), strip(after)
