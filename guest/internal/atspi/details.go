@@ -5,23 +5,31 @@ import (
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
 )
 
-// details reads what a snapshot's element shows beyond the facts the walk needed: bounds (showing elements
-// only), text, value and actions. It is called only for the elements a page keeps (w.mu not needed: each node
-// is read by one page at a time).
-func (w *walker) details(n *node) {
-	n.detailed = true
+// details reads what a snapshot's element shows beyond the facts the walk needed: text, value, actions and,
+// with bounds, its bounds (showing elements only); what was read before is not read again. It is called only for
+// the elements a page keeps (w.mu not needed: each node is read by one page at a time). A text_only page reads
+// no bounds: the compact text has none, and each read costs a GTK app an X round trip (about half the time of
+// a page of gtk3-widget-factory).
+func (w *walker) details(n *node, bounds bool) {
 	d := func(iface, method string, args []any, store func(*dbus.Call)) {
 		w.detail(n, iface, method, args, store)
 	}
-	// Only elements showing have screen bounds worth reading (and each read costs the toolkit an X round trip).
-	if n.ifaces&hasComponent != 0 && hasState(n.states, stateShowing) {
-		d(ifComponent, "GetExtents", []any{coordScreen}, func(c *dbus.Call) {
-			var r struct{ X, Y, W, H int32 }
-			if c.Store(&r) == nil {
-				n.bounds = rect(r.X, r.Y, r.W, r.H)
-			}
-		})
+	if bounds && !n.boundsRead {
+		n.boundsRead = true
+		// Only elements showing have screen bounds worth reading.
+		if n.ifaces&hasComponent != 0 && hasState(n.states, stateShowing) {
+			d(ifComponent, "GetExtents", []any{coordScreen}, func(c *dbus.Call) {
+				var r struct{ X, Y, W, H int32 }
+				if c.Store(&r) == nil {
+					n.bounds = rect(r.X, r.Y, r.W, r.H)
+				}
+			})
+		}
 	}
+	if n.detailed {
+		return
+	}
+	n.detailed = true
 	if n.ifaces&hasText != 0 {
 		d(ifText, "GetText", []any{int32(0), int32(-1)}, func(c *dbus.Call) {
 			var s string

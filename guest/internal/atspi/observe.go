@@ -102,8 +102,8 @@ func (b *Backend) focused(ctx context.Context, id string, fieldBytes int) *agent
 	w := pg.w
 	w.p = b.newPipe(ctx)
 	register := func(ref string, n *node) {
-		if !n.detailed {
-			w.details(n)
+		if !n.detailed || !n.boundsRead {
+			w.details(n, true)
 			w.p.wait()
 		}
 		b.store.register(snap, map[string]*element{ref: {ref: n.ref, role: roleName(n.role), name: n.name, actions: n.actions, ifaces: n.ifaces}})
@@ -163,7 +163,7 @@ func (b *Backend) focused(ctx context.Context, id string, fieldBytes int) *agent
 	if n.gone {
 		return nil
 	}
-	w.details(n)
+	w.details(n, true)
 	w.p.wait()
 	el := &agentv1.Element{Role: roleName(n.role), Name: n.name, Description: n.desc, States: stateList(n.states[:]),
 		Bounds: n.bounds, Actions: n.actions, Text: n.text, Range: n.rng}

@@ -200,8 +200,8 @@ func (b *Backend) page(ctx context.Context, snap *snapshot, out *agentv1.Snapsho
 	timeouts, lost := w.timeouts, w.lost
 	w.mu.Unlock()
 	for k := offset; k < end; k++ {
-		if n := w.nodes[pg.kept[k]]; !n.detailed && !n.gone {
-			w.details(n)
+		if n := w.nodes[pg.kept[k]]; !n.gone {
+			w.details(n, !v.TextOnly)
 		}
 	}
 	w.p.wait()

@@ -18,7 +18,7 @@ import (
 // the whole snapshot holds showing elements only (fewer than the unfiltered one; before, a flat walk kept
 // them all), the pages together are the whole snapshot's elements (refs, roles, names, parents, depths) in the
 // same order, the last page knows the total, the first page read only part of the tree (before, visible_only
-// read every node), and an observation's focused element has the same ref either way.
+// read every node), and an observation's focused element has the same ref (and bounds) either way.
 func TestVisibleOnlyLazyPages(t *testing.T) {
 	testenv.NeedCommands(t, "gtk3-widget-factory")
 	e := newEnv(t, Options{})
@@ -112,6 +112,14 @@ func TestVisibleOnlyLazyPages(t *testing.T) {
 	}
 	if fWhole == nil || fWhole.Ref == "" || fPaged == nil || fPaged.Ref != fWhole.Ref || fPaged.Name != fWhole.Name {
 		t.Errorf("focused element: whole %v, paged %v; want the same, with a ref", fWhole, fPaged)
+	}
+	// A text_only page reads no bounds (its text has none), but the focused element it gives has them.
+	_, fText, err := e.b.Observe(ctx, id, win, 0, "", &agentv1.SnapshotOptions{VisibleOnly: true, TextOnly: true, MaxBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fText == nil || fText.Ref != fWhole.GetRef() || fText.Bounds == nil || !proto.Equal(fText.Bounds, fWhole.GetBounds()) {
+		t.Errorf("focused element of a text_only observation %v, want %v with its bounds", fText, fWhole)
 	}
 	t.Logf("%d of %d elements showing, %d pages; first page %d elements, read %d nodes in %d us; whole %d us",
 		len(want), len(all.Elements), pages, len(first.Elements), read, first.TookUs, whole.TookUs)

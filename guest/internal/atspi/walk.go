@@ -75,7 +75,8 @@ type node struct {
 	parentRef  objRef // in a flat walk: the parent, linked once every node is known
 	pos        int    // in a flat walk: the place in document order (0 the root), which names a lazy walk's ref
 
-	detailed    bool // details read (or being read)
+	detailed    bool // details but the bounds read (or being read)
+	boundsRead  bool // bounds read (or being read)
 	actionsRead bool
 
 	bounds  *agentv1.Rect
