@@ -9,6 +9,7 @@
 # Usage: bench/run.sh [go test -bench regexp] (default: all). BENCHTIME overrides -benchtime (default 2s).
 # GLOVEBOX_MCP_BASELINE=path/to/glovebox (a build of another commit) adds tests/mcp's vs-baseline- benchmarks: MCP
 # calls alternate between this build and that one, reporting p50-ms and baseline-p50-ms side by side.
+# GLOVEBOX_AGENT_BASELINE=path/to/glovebox-agent does the same for the agent (tests/mcp's vs-baseline-agent-).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/bin:$PATH"

@@ -78,6 +78,16 @@ func baselineBin(b *testing.B) string {
 	return p
 }
 
+// baselineAgent is a glovebox-agent binary of another commit to compare with, side by side in one run
+// (GLOVEBOX_AGENT_BASELINE; the vs-baseline-agent- benchmarks are skipped without it).
+func baselineAgent(b *testing.B) string {
+	p := os.Getenv("GLOVEBOX_AGENT_BASELINE")
+	if p == "" {
+		b.Skip("GLOVEBOX_AGENT_BASELINE (a glovebox-agent binary of another commit) is not set")
+	}
+	return p
+}
+
 // benchMCP connects the Go SDK client to `glovebox mcp` on the broker's guest.
 func benchMCP(b *testing.B, br *brokertest.Broker, model string, extra ...string) *mcp.ClientSession {
 	return benchMCPBin(b, brokertest.Binary(b, "glovebox"), br, model, extra...)
@@ -253,4 +263,20 @@ func BenchmarkAppState(b *testing.B) {
 		args := map[string]any{"name": "gtk3-widget-factory", "max_bytes": 4096, "no_screenshot": true}
 		timed(b, func() error { return callOK(cs, "get_app_state", args) })
 	})
+	// This tree's agent against another commit's (GLOVEBOX_AGENT_BASELINE) on the same desktop, bus and app,
+	// each behind its own broker and MCP server, calls alternating.
+	for _, c := range []struct {
+		name string
+		args map[string]any
+	}{{"vs-baseline-agent-widget-factory-4k", args},
+		{"vs-baseline-agent-widget-factory-4k-no-screenshot", map[string]any{"name": "gtk3-widget-factory", "max_bytes": 4096, "no_screenshot": true}}} {
+		b.Run(c.name, func(b *testing.B) {
+			old := agenttest.Start(b, agenttest.Options{Desktop: d, Binary: baselineAgent(b), Env: []string{"DBUS_SESSION_BUS_ADDRESS=" + s.Address}})
+			base := benchMCP(b, brokertest.Start(b, old), "1280x800")
+			if err := callOK(base, "get_app_state", c.args); err != nil {
+				b.Fatalf("the baseline agent: %v", err)
+			}
+			timedPair(b, func() error { return callOK(cs, "get_app_state", c.args) }, func() error { return callOK(base, "get_app_state", c.args) })
+		})
+	}
 }

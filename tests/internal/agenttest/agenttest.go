@@ -96,6 +96,9 @@ type Options struct {
 	// Env entries ("KEY=value") are added to the agent's environment, overriding the desktop's (an
 	// accessibility session's DBUS_SESSION_BUS_ADDRESS).
 	Env []string
+	// Binary is the glovebox-agent to run; "" builds this tree's (Binary). A benchmark runs a build of another
+	// commit here to compare with, side by side.
+	Binary string
 }
 
 // Start builds and starts the agent and waits until it serves.
@@ -105,7 +108,10 @@ func Start(t testing.TB, opts Options) *Agent {
 	if d == nil {
 		d = desktop.Start(t, desktop.Options{})
 	}
-	bin := Binary(t)
+	bin := opts.Binary
+	if bin == "" {
+		bin = Binary(t)
+	}
 	dir, err := os.MkdirTemp("", "gbx") // short: unix socket paths are limited to 108 bytes
 	if err != nil {
 		t.Fatal(err)
