@@ -70,6 +70,18 @@ var Prefs = [][2]string{
 	{"browser.region.network.url", `""`},
 	{"browser.contentblocking.report.lockwise.enabled", "false"},
 	{"signon.rememberSignons", "false"},
+	// No background features started at startup: the preloaded new-tab page (a browser in its own process, made in
+	// the first window's idle tasks, which session.new waits for), studies and experiments (Normandy, Nimbus),
+	// add-on discovery, Pocket, profile backups.
+	{"browser.newtab.preload", "false"},
+	{"app.normandy.enabled", "false"},
+	{"app.shield.optoutstudies.enabled", "false"},
+	{"messaging-system.rsexperimentloader.enabled", "false"},
+	{"browser.discovery.enabled", "false"},
+	{"extensions.pocket.enabled", "false"},
+	{"browser.backup.enabled", "false"},
+	{"browser.newtabpage.activity-stream.feeds.system.topstories", "false"},
+	{"browser.newtabpage.activity-stream.feeds.section.topstories", "false"},
 }
 
 // UserJS is the text of a profile's user.js holding Prefs.
