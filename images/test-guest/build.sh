@@ -10,6 +10,10 @@
 #   asuser             a static helper that runs a program as the desktop user (asuser.c; in the initramfs)
 #   gbroot             a static helper that mounts the guest's root (gbroot.c; in the initramfs)
 #   guestprobe         built from this checkout; the guest runs it through the 9p checkout
+#   firefox-profile    a Firefox ESR profile made by one headless run on the host (tests/vm/ffwarm), when
+#                      firefox-esr is installed: the QEMU test copies it, since under TCG a first run's work
+#                      (compiling the browser's chrome scripts into the startup cache, the add-on, search and
+#                      places databases) kept Firefox's main thread busy for minutes
 # Needs: linux-image-amd64, busybox-static, xz-utils, cpio, gcc (static glibc), libjpeg62-turbo-dev, go.
 # The kernel is never committed: it is built here.
 set -euo pipefail
@@ -40,6 +44,17 @@ echo "build.sh: building glovebox-agent and guestprobe"
 (cd "$repo" && go build -tags netgo,osusergo -ldflags '-s -w -linkmode external -extldflags -static' \
 	-o "$out/glovebox-agent" ./guest/cmd/glovebox-agent)
 (cd "$repo" && CGO_ENABLED=0 go build -o "$out/guestprobe" ./tests/vm/guestprobe)
+# The warm Firefox profile, remade when Firefox or ffwarm (which holds firefoxprofile's user.js) changes.
+if command -v firefox-esr > /dev/null; then
+	(cd "$repo" && go build -buildvcs=false -o "$out/ffwarm" ./tests/vm/ffwarm)
+	ffstamp="$(firefox-esr --version 2>/dev/null) $(sha256sum "$out/ffwarm" | cut -c1-16)"
+	if [[ ! -d $out/firefox-profile || "$(cat "$out/firefox-profile.stamp" 2>/dev/null)" != "$ffstamp" ]]; then
+		echo "build.sh: making the warm Firefox profile"
+		rm -f "$out/firefox-profile.stamp"
+		"$out/ffwarm" -firefox firefox-esr -profile "$out/firefox-profile"
+		echo "$ffstamp" > "$out/firefox-profile.stamp"
+	fi
+fi
 # asuser: drops to the desktop user and execs, without reading setpriv and env over 9p.
 # gbroot: builds the guest's root (the tmpfs and the host's overlays) in one process instead of ~30 busybox runs.
 for tool in asuser gbroot; do
