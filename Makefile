@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/bin:$(PATH)
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: deps build run test proto bench clean test-guest test-vm test-vm-firefox bench-boot image image-boot
+.PHONY: deps build run test proto bench clean test-guest test-vm bench-boot image image-boot
 
 deps: ## Install missing Debian packages and the pinned Go tools into ./bin.
 	scripts/install-deps.sh
@@ -32,9 +32,6 @@ test-guest: ## Build the QEMU test guest (images/test-guest/build: vmlinux, init
 test-vm: deps ## The QEMU stage alone: boot the test guest under TCG and drive it through the broker, with timings.
 	@start=$$(date +%s); go test -count=1 -v -timeout 25m ./tests/vm; rc=$$?; \
 	echo "QEMU stage wall time: $$(( $$(date +%s) - start )) s"; exit $$rc
-
-test-vm-firefox: deps ## The QEMU stage with its Firefox subtest (slow under TCG: Firefox may take minutes to start).
-	GLOVEBOX_VM_FIREFOX=1 go test -count=1 -v -timeout 40m -run 'TestQEMUGuest' ./tests/vm
 
 bench-boot: ## Boot the test guest N times (default 5) under TCG: boot-to-ready, first screenshot, kernel-to-init, load.
 	GLOVEBOX_BENCH_BOOT=$(or $(N),5) go test -count=1 -v -timeout 20m -run TestBootBench ./tests/vm
