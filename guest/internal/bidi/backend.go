@@ -306,7 +306,7 @@ func (b *Backend) browser(ctx context.Context, port int, mayStart bool) (*instan
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if old := b.browsers[port]; old != nil && old.conn.alive() {
+	if old := b.browsers[port]; old != nil && old != f && old.conn.alive() {
 		f.conn.close()
 		return old, nil
 	}
@@ -340,7 +340,21 @@ func (b *Backend) connectShared(ctx context.Context, port int) (*instance, error
 			b.mu.Lock()
 			delete(b.dialing, port)
 			stale := b.gen != gen
+			var dup *instance
+			if err == nil && !stale {
+				// Kept here, not by the caller: when every caller stopped waiting before Firefox answered, the
+				// session would otherwise be held by a connection nobody has, and Firefox (one session at a time)
+				// refuses every later session.new.
+				if old := b.browsers[port]; old != nil && old.conn.alive() {
+					dup, f = f, old
+				} else {
+					b.browsers[port] = f
+				}
+			}
 			b.mu.Unlock()
+			if dup != nil {
+				dup.conn.close()
+			}
 			if err == nil && stale {
 				f.conn.close()
 				f, err = nil, fmt.Errorf("connect %s: %w: the backend closed meanwhile", browserID(port), errdefs.ErrUnavailable)
