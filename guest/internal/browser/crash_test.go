@@ -25,7 +25,12 @@ func TestTabCrashed(t *testing.T) {
 		t.Fatal(err)
 	}
 	go tb.s.Call(ctx, "Page.crash", nil, nil)
-	time.Sleep(time.Second)
+	// Chromium's Inspector.targetCrashed reaches the tab (its down channel closes), bounded.
+	select {
+	case <-tb.down():
+	case <-time.After(10 * time.Second):
+		t.Fatal("no Inspector.targetCrashed within 10 s of Page.crash")
+	}
 	start := time.Now()
 	_, err = b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: tr})
 	t.Logf("snapshot: %v after %v", err, time.Since(start))
