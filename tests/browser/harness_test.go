@@ -43,19 +43,27 @@ func (d *devtools) newTab(t testing.TB, url string) string {
 	return tab.ID
 }
 
-// eval evaluates expr in a tab over a fresh page connection (closed after) and unmarshals its value into out.
+// eval evaluates expr in a tab over a fresh page connection (closed after) and unmarshals its value into out;
+// a failure fails the test.
 func (d *devtools) eval(t testing.TB, tab, expr string, out any) {
 	t.Helper()
+	if err := d.tryEval(tab, expr, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tryEval is eval answering its failure (for a poll across a reload, when the page may be between documents).
+func (d *devtools) tryEval(tab, expr string, out any) error {
 	ws, err := websocket.Dial(fmt.Sprintf("ws://127.0.0.1:%d/devtools/page/%s", d.port, tab), "", "http://127.0.0.1/")
 	if err != nil {
-		t.Fatalf("dial page %s: %v", tab, err)
+		return fmt.Errorf("dial page %s: %v", tab, err)
 	}
 	defer ws.Close()
 	ws.SetDeadline(time.Now().Add(10 * time.Second))
 	id := d.next.Add(1)
 	msg := map[string]any{"id": id, "method": "Runtime.evaluate", "params": map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}}
 	if err := websocket.JSON.Send(ws, msg); err != nil {
-		t.Fatalf("eval send: %v", err)
+		return fmt.Errorf("eval send: %v", err)
 	}
 	for {
 		var reply struct {
@@ -69,21 +77,21 @@ func (d *devtools) eval(t testing.TB, tab, expr string, out any) {
 			}
 		}
 		if err := websocket.JSON.Receive(ws, &reply); err != nil {
-			t.Fatalf("eval %s: %v", expr, err)
+			return fmt.Errorf("eval %s: %v", expr, err)
 		}
 		if reply.ID != id {
 			continue
 		}
 		if reply.Error != nil {
-			t.Fatalf("eval %s: %s", expr, reply.Error.Message)
+			return fmt.Errorf("eval %s: %s", expr, reply.Error.Message)
 		}
 		if reply.Result.ExceptionDetails != nil {
-			t.Fatalf("eval %s: %s", expr, reply.Result.ExceptionDetails.Text)
+			return fmt.Errorf("eval %s: %s", expr, reply.Result.ExceptionDetails.Text)
 		}
 		if err := json.Unmarshal(reply.Result.Result.Value, out); err != nil {
-			t.Fatalf("eval %s = %s: %v", expr, reply.Result.Result.Value, err)
+			return fmt.Errorf("eval %s = %s: %v", expr, reply.Result.Result.Value, err)
 		}
-		return
+		return nil
 	}
 }
 

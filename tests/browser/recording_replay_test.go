@@ -166,13 +166,14 @@ func TestReplayPageStepOnAnotherGuest(t *testing.T) {
 	two.dt.eval(t, two.tab, `new Promise(r => { addEventListener('unload', () => {}); location.reload(); r(true) })`, new(bool))
 	deadline = time.Now().Add(10 * time.Second)
 	for {
+		// The page may be between documents while it reloads ("Inspected target navigated or closed"): poll on.
 		var label string
-		two.dt.eval(t, two.tab, `document.querySelector('button') ? document.querySelector('button').textContent : ''`, &label)
-		if label == "Store" {
+		err := two.dt.tryEval(two.tab, `document.querySelector('button') ? document.querySelector('button').textContent : ''`, &label)
+		if err == nil && label == "Store" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("g2's page still shows %q", label)
+			t.Fatalf("g2's page still shows %q (last eval error: %v)", label, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
