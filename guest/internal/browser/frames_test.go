@@ -3,10 +3,6 @@ package browser
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,74 +12,8 @@ import (
 	"glovebox.dev/shared/errdefs"
 	"glovebox.dev/shared/testenv/chromium"
 	"glovebox.dev/shared/testenv/desktop"
+	"glovebox.dev/shared/testenv/framesite"
 )
-
-// frameDoc is a frame's document: a button, a field and a scrolling box, each reporting what it saw, and
-// whether the event was trusted, with a request to its own server (the test reads the frame's state there, not
-// through the code under test). The offsets put the controls away from the frame's origin.
-func frameDoc(n string) string {
-	return `<!doctype html><title>Frame ` + n + `</title>
-<script>const hit = s => fetch('/hit?' + new URLSearchParams({n: '` + n + `', e: s}));</script>
-<body style="margin:0"><div style="height:60px"></div><span style="display:inline-block;width:90px"></span>
-<button onclick="hit('click ' + event.isTrusted)" onmouseover="hit('hover ' + event.isTrusted)">Press ` + n + `</button>
-<input aria-label="Field ` + n + `" oninput="hit('input ' + this.value)" onkeydown="hit('key ' + event.key + ' ' + event.isTrusted)"
- onselect="hit('select ' + this.selectionStart + '-' + this.selectionEnd)" onchange="hit('change ' + this.value)">
-<div role="region" aria-label="Box ` + n + `" style="height:60px;overflow:auto" onscroll="hit('scroll ' + this.scrollTop)"><div style="height:600px">tall</div></div>`
-}
-
-// frameServers serves a top page with a same-origin iframe, a cross-origin one (another site: an OOPIF under
-// site isolation) further down, and the frames' documents; every /hit request goes to hits.
-type frameServers struct {
-	top, cross string
-	hits       chan string
-}
-
-func serveFrames(t *testing.T, topBody func(cross string) string) *frameServers {
-	fs := &frameServers{hits: make(chan string, 256)}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		switch r.URL.Path {
-		case "/hit":
-			fs.hits <- r.URL.Query().Get("n") + " " + r.URL.Query().Get("e")
-		case "/frame":
-			fmt.Fprint(w, frameDoc(r.URL.Query().Get("n")))
-		default:
-			fmt.Fprint(w, topBody(fs.cross))
-		}
-	})
-	a := httptest.NewServer(h)
-	t.Cleanup(a.Close)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
-	b.Start()
-	t.Cleanup(b.Close)
-	fs.top = a.URL
-	// Another host name is another site: Chromium puts the frame in a process of its own.
-	fs.cross = "http://localhost:" + strings.TrimPrefix(b.URL, "http://127.0.0.1:")
-	return fs
-}
-
-// await waits (bounded) for the frame's server to report want, failing with everything it reported instead; it
-// answers what the server reported before want.
-func (fs *frameServers) await(t *testing.T, want string) []string {
-	t.Helper()
-	var seen []string
-	timeout := time.After(5 * time.Second)
-	for {
-		select {
-		case h := <-fs.hits:
-			if h == want {
-				return seen
-			}
-			seen = append(seen, h)
-		case <-timeout:
-			t.Fatalf("the frame did not report %q within 5s; it reported %q", want, seen)
-		}
-	}
-}
 
 // TestFrames snapshots a page with a same-origin iframe and an out-of-process one and acts by refs inside each:
 // click, hover, fill, type, press, set_value, select_text and scroll each reach the frame's own element (its
@@ -92,7 +22,7 @@ func (fs *frameServers) await(t *testing.T, want string) []string {
 func TestFrames(t *testing.T) {
 	lb := startSiteIsolated(t)
 	b := lb.b
-	fs := serveFrames(t, func(cross string) string {
+	fs := framesite.Serve(t, func(cross string) string {
 		return `<!doctype html><title>Top</title><button>Top button</button><div style="height:100px"></div>
 <iframe src="/frame?n=same" style="width:420px;height:300px;border:7px solid #000;padding:5px"></iframe>
 <div style="height:1400px"></div>
@@ -101,7 +31,7 @@ func TestFrames(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	tr := lb.newTab(t, ctx, "")
-	if _, err := lb.act(ctx, &agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: tr, Url: fs.top}}}); err != nil {
+	if _, err := lb.act(ctx, &agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: tr, Url: fs.Top}}}); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := b.SnapshotTab(ctx, &agentv1.SnapshotTabRequest{Tab: tr})
@@ -139,24 +69,24 @@ func TestFrames(t *testing.T) {
 			field, _ := refOf(t, "Field "+n)
 			box, _ := refOf(t, "Box "+n)
 			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Hover{Hover: &agentv1.Hover{Tab: tr, Locator: button}}})
-			fs.await(t, n+" hover true")
+			fs.Await(t, n+" hover true")
 			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: tr, Locator: button}}})
-			fs.await(t, n+" click true")
+			fs.Await(t, n+" click true")
 			if resp := act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Fill{Fill: &agentv1.Fill{Tab: tr, Locator: field, Text: "filled"}}}); resp.GetValue() != "filled" {
 				t.Errorf("fill answered %q", resp.GetValue())
 			}
-			fs.await(t, n+" input filled")
+			fs.Await(t, n+" input filled")
 			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageType{PageType: &agentv1.PageType{Tab: tr, Text: "!"}}})
-			fs.await(t, n+" input filled!")
+			fs.Await(t, n+" input filled!")
 			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Press{Press: &agentv1.Press{Tab: tr, Key: "Enter"}}})
-			fs.await(t, n+" key Enter true")
+			fs.Await(t, n+" key Enter true")
 			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_SetValue{SetValue: &agentv1.SetValue{Tab: tr, Locator: field, Value: "set"}}})
-			fs.await(t, n+" change set")
+			fs.Await(t, n+" change set")
 			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageSelectText{PageSelectText: &agentv1.PageSelectText{Tab: tr, Locator: field,
 				Match: &agentv1.TextMatch{Text: "e"}}}})
-			fs.await(t, n+" select 1-2")
+			fs.Await(t, n+" select 1-2")
 			act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageScroll{PageScroll: &agentv1.PageScroll{Tab: tr, Locator: box, Dy: 40}}})
-			fs.await(t, n+" scroll 40")
+			fs.Await(t, n+" scroll 40")
 		})
 	}
 	// The same-origin frame navigates (the test's own evaluate): its refs are stale, and nothing is clicked in
@@ -180,7 +110,7 @@ func TestFrames(t *testing.T) {
 	}
 	// A report the test makes the frame send comes after any the refused click would have caused.
 	readString(t, ctx, tb, "document.querySelector('iframe').contentWindow.eval(\"hit('sentinel')\"), 'ok'")
-	if seen := fs.await(t, "next sentinel"); len(seen) > 0 {
+	if seen := fs.Await(t, "next sentinel"); len(seen) > 0 {
 		t.Errorf("the frame reported %q after the refused click", seen)
 	}
 }
@@ -191,7 +121,7 @@ func TestFrames(t *testing.T) {
 // reason naming the iframe) instead of answering complete without its content.
 func TestFrameNotEntered(t *testing.T) {
 	lb := startSiteIsolated(t)
-	fs := serveFrames(t, func(cross string) string {
+	fs := framesite.Serve(t, func(cross string) string {
 		return `<!doctype html><title>Sealed</title><button>Outside</button>
 <iframe sandbox srcdoc="<button>Sealed in</button>"></iframe><iframe src="` + cross + `/frame?n=cross"></iframe>
 <iframe id="outer" style="margin-left:40px" srcdoc="<p>outer</p><iframe style='margin-left:60px' srcdoc='<button onclick=&quot;document.title=event.isTrusted&quot;>Deep in</button>'></iframe>"></iframe>`
@@ -199,7 +129,7 @@ func TestFrameNotEntered(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tr := lb.newTab(t, ctx, "")
-	if _, err := lb.act(ctx, &agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: tr, Url: fs.top}}}); err != nil {
+	if _, err := lb.act(ctx, &agentv1.ActRequest{Action: &agentv1.ActRequest_Navigate{Navigate: &agentv1.Navigate{Tab: tr, Url: fs.Top}}}); err != nil {
 		t.Fatal(err)
 	}
 	snapshot := func() *agentv1.Snapshot {

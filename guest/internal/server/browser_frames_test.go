@@ -1,82 +1,13 @@
 package server
 
 import (
-	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+	"glovebox.dev/shared/testenv/framesite"
 )
-
-// frameDoc is a frame's document: a button, a field and a scrolling box, each reporting what it saw (and whether
-// the event was trusted) with a request to its own server: the test reads the frame's state there, not through
-// the code under test. The offsets put the controls away from the frame's origin.
-func frameDoc(n string) string {
-	return `<!doctype html><title>Frame ` + n + `</title>
-<script>const hit = s => fetch('/hit?' + new URLSearchParams({n: '` + n + `', e: s}));</script>
-<body style="margin:0"><div style="height:60px"></div><span style="display:inline-block;width:90px"></span>
-<button onclick="hit('click ' + event.isTrusted)" onmouseover="hit('hover ' + event.isTrusted)">Press ` + n + `</button>
-<input aria-label="Field ` + n + `" oninput="hit('input ' + this.value)" onkeydown="hit('key ' + event.key + ' ' + event.isTrusted)"
- onselect="hit('select ' + this.selectionStart + '-' + this.selectionEnd)" onchange="hit('change ' + this.value)">
-<div role="region" aria-label="Box ` + n + `" style="height:60px;overflow:auto" onscroll="hit('scroll ' + this.scrollTop)"><div style="height:600px">tall</div></div>`
-}
-
-// frameSite serves a top page, the frames' documents (/frame?n=) and their reports (/hit) on two origins:
-// 127.0.0.1 and localhost, another site (Chromium puts its frames in another process, Firefox too).
-type frameSite struct {
-	top, cross string
-	hits       chan string
-}
-
-func serveFrameSite(t *testing.T, topBody func(cross string) string) *frameSite {
-	fs := &frameSite{hits: make(chan string, 256)}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		switch r.URL.Path {
-		case "/hit":
-			fs.hits <- r.URL.Query().Get("n") + " " + r.URL.Query().Get("e")
-		case "/frame":
-			fmt.Fprint(w, frameDoc(r.URL.Query().Get("n")))
-		default:
-			fmt.Fprint(w, topBody(fs.cross))
-		}
-	})
-	a := httptest.NewServer(h)
-	t.Cleanup(a.Close)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &httptest.Server{Listener: l, Config: &http.Server{Handler: h}}
-	b.Start()
-	t.Cleanup(b.Close)
-	fs.top = a.URL
-	fs.cross = "http://localhost:" + strings.TrimPrefix(b.URL, "http://127.0.0.1:")
-	return fs
-}
-
-// await waits (bounded) for a frame's server to report want, failing with everything it reported instead; it
-// answers what was reported before want.
-func (fs *frameSite) await(t *testing.T, want string) []string {
-	t.Helper()
-	var seen []string
-	timeout := time.After(5 * time.Second)
-	for {
-		select {
-		case h := <-fs.hits:
-			if h == want {
-				return seen
-			}
-			seen = append(seen, h)
-		case <-timeout:
-			t.Fatalf("the frame did not report %q within 5s; it reported %q", want, seen)
-		}
-	}
-}
 
 // TestBrowserFrames runs on both engines: a tab snapshot enters a same-origin iframe, a cross-site one further
 // down and a frame in a frame; refs name their frame (f1e5) and every page action by such a ref (hover, click,
@@ -90,14 +21,14 @@ func TestBrowserFrames(t *testing.T) {
 	}{{"chromium", newChromiumEngine}, {"firefox", newFirefoxEngine}} {
 		t.Run(eng.name, func(t *testing.T) {
 			e := eng.start(t)
-			fs := serveFrameSite(t, func(cross string) string {
+			fs := framesite.Serve(t, func(cross string) string {
 				return `<!doctype html><title>Top</title><button>Top button</button><div style="height:100px"></div>
 <iframe src="/frame?n=same" style="width:420px;height:300px;border:7px solid #000;padding:5px"></iframe>
 <div style="height:1400px"></div>
 <iframe src="` + cross + `/frame?n=cross" style="width:420px;height:300px;border:3px solid #000;margin-left:150px"></iframe>
 <iframe id="outer" style="margin-left:40px" srcdoc="<p>outer</p><iframe style='margin-left:60px' srcdoc='<button onclick=&quot;document.title=event.isTrusted&quot;>Deep in</button>'></iframe>"></iframe>`
 			})
-			tab := e.newTab(t, fs.top)
+			tab := e.newTab(t, fs.Top)
 			s := e.snapshot(t, tab)
 			if !s.GetComplete() {
 				t.Errorf("snapshot incomplete: %s", s.GetIncompleteReason())
@@ -133,24 +64,24 @@ func TestBrowserFrames(t *testing.T) {
 					field, _ := refOf(t, "Field "+n)
 					box, _ := refOf(t, "Box "+n)
 					act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Hover{Hover: &agentv1.Hover{Tab: tr, Locator: button}}})
-					fs.await(t, n+" hover true")
+					fs.Await(t, n+" hover true")
 					act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageClick{PageClick: &agentv1.PageClick{Tab: tr, Locator: button}}})
-					fs.await(t, n+" click true")
+					fs.Await(t, n+" click true")
 					if resp := act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Fill{Fill: &agentv1.Fill{Tab: tr, Locator: field, Text: "filled"}}}); resp.GetValue() != "filled" {
 						t.Errorf("fill answered %q", resp.GetValue())
 					}
-					fs.await(t, n+" input filled")
+					fs.Await(t, n+" input filled")
 					act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageType{PageType: &agentv1.PageType{Tab: tr, Text: "!"}}})
-					fs.await(t, n+" input filled!")
+					fs.Await(t, n+" input filled!")
 					act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_Press{Press: &agentv1.Press{Tab: tr, Key: "Enter"}}})
-					fs.await(t, n+" key Enter true")
+					fs.Await(t, n+" key Enter true")
 					act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_SetValue{SetValue: &agentv1.SetValue{Tab: tr, Locator: field, Value: "set"}}})
-					fs.await(t, n+" change set")
+					fs.Await(t, n+" change set")
 					act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageSelectText{PageSelectText: &agentv1.PageSelectText{Tab: tr, Locator: field,
 						Match: &agentv1.TextMatch{Text: "e"}}}})
-					fs.await(t, n+" select 1-2")
+					fs.Await(t, n+" select 1-2")
 					act(t, &agentv1.ActRequest{Action: &agentv1.ActRequest_PageScroll{PageScroll: &agentv1.PageScroll{Tab: tr, Locator: box, Dy: 40}}})
-					fs.await(t, n+" scroll 40")
+					fs.Await(t, n+" scroll 40")
 				})
 			}
 			// A frame in a frame: its button's ref clicks there, through both iframes' offsets.
@@ -175,7 +106,7 @@ func TestBrowserFrames(t *testing.T) {
 			}
 			// A report the test makes the frame send comes after any the refused click would have caused.
 			e.eval(t, tab, "document.querySelector('iframe').contentWindow.eval(\"hit('sentinel')\"), 0")
-			if seen := fs.await(t, "next sentinel"); len(seen) > 0 {
+			if seen := fs.Await(t, "next sentinel"); len(seen) > 0 {
 				t.Errorf("the frame reported %q after the refused click", seen)
 			}
 
