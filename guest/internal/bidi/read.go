@@ -43,16 +43,7 @@ func (b *Backend) Extract(ctx context.Context, r *agentv1.ExtractRequest) (*agen
 		}
 		out.Content = html
 	case agentv1.ExtractKind_EXTRACT_KIND_CONSOLE:
-		msgs := t.consoleMessages()
-		total := 0
-		for i := len(msgs) - 1; i >= 0; i-- {
-			total += len(msgs[i].GetText()) + len(msgs[i].GetLevel())
-			if total > limit {
-				msgs, out.Truncated = msgs[i+1:], true
-				break
-			}
-		}
-		out.Console = msgs
+		out.Console, out.Truncated = browser.ConsoleTail(t.consoleMessages(), limit)
 		return out, nil
 	default:
 		return nil, fmt.Errorf("extract kind %v: %w", r.GetKind(), errdefs.ErrInvalidArgument)

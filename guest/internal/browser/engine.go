@@ -1,10 +1,12 @@
 package browser
 
+import agentv1 "glovebox.dev/proto/glovebox/agent/v1"
+
 // What the WebDriver BiDi backend (guest/internal/bidi) shares with this one, so both engines follow one rule
 // each: the page functions (js.go, snapshotpage.go) run in either engine's page, the snapshot is walked through
 // the frames and built from their answers by Walk and Assemble (framewalk.go, snapbuild.go) and its refs kept in
-// Refs (refs.go), a page function's {err, detail} maps to one error class, and a fill is read back by
-// one rule.
+// Refs (refs.go), a page function's {err, detail} maps to one error class, a fill is read back by one rule,
+// and Extract's console answer is cut by one rule (ConsoleTail).
 
 // PageScripts are the page functions of js.go and snapshotpage.go, by name. Each is a JavaScript function
 // expression; see its constant for its arguments, this and answer.
@@ -38,3 +40,16 @@ func FillMatches(value string, editable bool, text string) bool {
 
 // CutUTF8 cuts s to at most n bytes on a rune boundary.
 func CutUTF8(s string, n int) string { return cutUTF8(s, n) }
+
+// ConsoleTail is the newest of a tab's console messages (oldest first) whose text and level fit in limit bytes,
+// and whether older ones were left out: what Extract of the console answers on both engines.
+func ConsoleTail(msgs []*agentv1.ConsoleMessage, limit int) ([]*agentv1.ConsoleMessage, bool) {
+	total := 0
+	for i := len(msgs) - 1; i >= 0; i-- {
+		total += len(msgs[i].GetText()) + len(msgs[i].GetLevel())
+		if total > limit {
+			return msgs[i+1:], true
+		}
+	}
+	return msgs, false
+}
